@@ -1,0 +1,98 @@
+/**
+ * The composition: one canonical document resolving everything that decides
+ * what a session does — every manifest, schema, prompt, tool manifest,
+ * policy setting, and the digests of the policy code and of the shipped
+ * provider code. Its sha256 is event 0 of every ledger, with a separate hash
+ * of the machine profile. The document is written beside the ledger as
+ * `composition.json`; `pico composition` prints it; replay refuses a session
+ * whose composition differs from the current one unless asked for the diff.
+ */
+import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadedRoot } from '../registry/load.js';
+import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
+import { canonicalJson, digestBytes, digestOf } from './canonical.js';
+
+export const COMPOSITION_FILE = 'composition.json';
+
+export interface Composition {
+  composition: 'composition@1';
+  capabilities: Record<string, unknown>;
+  schemas: Record<string, unknown>;
+  tools: Record<string, unknown>;
+  providers: Record<string, unknown>;
+  prompts: Record<string, string>;
+  policy: { settings: Record<string, unknown>; code: Record<string, string> };
+  provider_code: Record<string, string>;
+}
+
+/** Code whose behaviour decides routing and validation: its digest is part of the composition. */
+const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop'];
+
+function moduleDigest(rel: string): string {
+  const base = fileURLToPath(new URL(rel, import.meta.url));
+  for (const ext of ['.js', '.ts']) {
+    if (existsSync(base + ext)) return digestBytes(readFileSync(base + ext));
+  }
+  return 'missing';
+}
+
+/** Build the composition document for a loaded root. */
+export function buildComposition(loaded: LoadedRoot, prompts: Record<string, string>, providerCode: Record<string, string>): Composition {
+  const code: Record<string, string> = {};
+  for (const m of POLICY_MODULES) code[m.replace('../', '')] = moduleDigest(m);
+  const shell: Record<string, string> = {};
+  for (const p of Object.values(loaded.documents.providers)) {
+    if (p.kind !== 'shell') continue;
+    const exe = p.command[0]!;
+    const path = isAbsolute(exe) ? exe : join(loaded.root, exe);
+    shell[`shell:${p.id}`] = existsSync(path) && exe.includes('/') ? digestBytes(readFileSync(path)) : `command:${exe}`;
+  }
+  return {
+    composition: 'composition@1',
+    capabilities: loaded.documents.capabilities,
+    schemas: loaded.documents.schemas,
+    tools: loaded.documents.tools,
+    providers: loaded.documents.providers,
+    prompts,
+    policy: {
+      settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS },
+      code,
+    },
+    provider_code: { ...providerCode, ...shell },
+  };
+}
+
+export function compositionHash(c: Composition): string {
+  return digestOf(c);
+}
+
+/** Write the document beside a ledger (atomically) and return its hash. */
+export function writeComposition(sessionDir: string, c: Composition): string {
+  const path = join(sessionDir, COMPOSITION_FILE);
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, JSON.stringify(JSON.parse(canonicalJson(c)), null, 2) + '\n');
+  renameSync(tmp, path);
+  return compositionHash(c);
+}
+
+/** Top-level keys (and provider/schema ids) that differ between two compositions. */
+export function diffCompositions(a: Composition, b: Composition): string[] {
+  const out: string[] = [];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of [...keys].sort()) {
+    const av = (a as unknown as Record<string, unknown>)[k];
+    const bv = (b as unknown as Record<string, unknown>)[k];
+    if (canonicalJson(av) === canonicalJson(bv)) continue;
+    if (av && bv && typeof av === 'object' && typeof bv === 'object' && !Array.isArray(av)) {
+      const inner = new Set([...Object.keys(av), ...Object.keys(bv as object)]);
+      for (const ik of [...inner].sort()) {
+        const x = (av as Record<string, unknown>)[ik];
+        const y = (bv as Record<string, unknown>)[ik];
+        if (canonicalJson(x ?? null) !== canonicalJson(y ?? null)) out.push(`${k}.${ik}: ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`);
+      }
+    } else out.push(`${k}: changed`);
+  }
+  return out;
+}

@@ -1,0 +1,216 @@
+/**
+ * The ledger's event vocabulary — the one owner of event types and fields.
+ *
+ * It is deliberately the vocabulary of the Python picoharness memory layer
+ * (design §2, seed 001), so either implementation's indexes can read the
+ * other's sessions. Extend it; never rename a type or a field. The writer
+ * validates every event against these schemas before it is appended, so a
+ * misspelt field is a bug caught at the source, not a hole in the ledger.
+ * Readers of foreign ledgers (memory ingest) should use `looseEvent` instead.
+ */
+import { z } from 'zod';
+import { TRUST_LEVELS } from '../trust.js';
+
+export const trustSchema = z.enum(TRUST_LEVELS);
+export const BUDGET_CLASSES = ['interactive', 'attended', 'background', 'batch'] as const;
+export const budgetClassSchema = z.enum(BUDGET_CLASSES);
+export type BudgetClass = z.infer<typeof budgetClassSchema>;
+
+/** Budget spent so far in a session (all limits of design §4). */
+export const budgetSpentSchema = z.strictObject({
+  wall_ms: z.number().nonnegative(),
+  model_calls: z.number().int().nonnegative(),
+  cpu_ms: z.number().nonnegative(),
+});
+export type BudgetSpent = z.infer<typeof budgetSpentSchema>;
+
+const base = {
+  seq: z.number().int().nonnegative(),
+  t: z.string(),
+  session_id: z.string().min(1),
+};
+
+/** Fields every failure event carries (design §2). */
+const failure = {
+  ...base,
+  step: z.string(),
+  provider: z.string().nullable(),
+  capability: z.string().nullable(),
+  schema: z.string().nullable(),
+  error: z.string(),
+  attempt: z.number().int().nonnegative(),
+  /** trust of the error text: an error can quote what it could not parse */
+  detail_trust: trustSchema.optional(),
+  tool: z.string().optional(),
+  fixes: z.array(z.string()).optional(),
+};
+
+/** Measured numbers per provider and schema, read once per job (design §3). */
+export const measurementSchema = z.strictObject({
+  pass_rate: z.number().min(0).max(1).nullable(),
+  n: z.number().int().nonnegative(),
+  p50_ms: z.number().nonnegative().nullable(),
+  p90_ms: z.number().nonnegative().nullable(),
+  source: z.enum(['measured', 'manifest', 'none']),
+});
+export type Measurement = z.infer<typeof measurementSchema>;
+
+export const planStepSchema = z.strictObject({
+  step: z.string(),
+  tool: z.string().nullable(),
+  args: z.record(z.string(), z.unknown()),
+  capability: z.string(),
+  schema: z.string(),
+  from: z.array(z.string()),
+});
+
+export const eventSchemas = {
+  composition: z.strictObject({
+    ...base, type: z.literal('composition'),
+    hash: z.string(), machine: z.string(), config: z.string(),
+  }),
+  user_input: z.strictObject({
+    ...base, type: z.literal('user_input'),
+    text: z.string(), trust: trustSchema, budget_class: budgetClassSchema,
+    job: z.record(z.string(), z.unknown()),
+  }),
+  policy_snapshot: z.strictObject({
+    ...base, type: z.literal('policy_snapshot'),
+    /** provider id -> schema id -> measurement */
+    measurements: z.record(z.string(), z.record(z.string(), measurementSchema)),
+    source: z.string(),
+  }),
+  plan_created: z.strictObject({
+    ...base, type: z.literal('plan_created'),
+    steps: z.array(planStepSchema),
+  }),
+  step_started: z.strictObject({
+    ...base, type: z.literal('step_started'),
+    step: z.string(), tool: z.string().nullable(), trust: trustSchema,
+    capability: z.string(), schema: z.string(),
+  }),
+  tool_output: z.strictObject({
+    ...base, type: z.literal('tool_output'),
+    step: z.string(), tool: z.string(), blob: z.string(), bytes: z.number().int().nonnegative(),
+    exit_code: z.number().int().nullable(), duration_ms: z.number().nonnegative(),
+    truncated: z.boolean(),
+  }),
+  provider_called: z.strictObject({
+    ...base, type: z.literal('provider_called'),
+    step: z.string(), provider: z.string(), capability: z.string(), schema: z.string(),
+    duration_ms: z.number().nonnegative(), outcome: z.enum(['ok', 'failed', 'timeout', 'rejected']),
+    attempt: z.number().int().nonnegative(),
+    /** sha256 of the exact input the provider saw, rebuilt from the ledger */
+    input_sha256: z.string(),
+    input_bytes: z.number().int().nonnegative(),
+    output_blob: z.string().nullable(),
+    model_call: z.boolean(),
+  }),
+  fact_added: z.strictObject({
+    ...base, type: z.literal('fact_added'),
+    step: z.string(), provider: z.string(), capability: z.string(), schema: z.string(),
+    fact: z.unknown(), trust: trustSchema, confidence: z.number().min(0).max(1).nullable(),
+    duration_ms: z.number().nonnegative(), valid_until: z.string().nullable(),
+    subject: z.string().nullable(), fixes: z.array(z.string()),
+  }),
+  grammar_failed: z.strictObject({ ...failure, type: z.literal('grammar_failed') }),
+  validation_failed: z.strictObject({ ...failure, type: z.literal('validation_failed') }),
+  range_failed: z.strictObject({ ...failure, type: z.literal('range_failed') }),
+  crosscheck_failed: z.strictObject({ ...failure, type: z.literal('crosscheck_failed') }),
+  critic_rejected: z.strictObject({ ...failure, type: z.literal('critic_rejected') }),
+  tool_failed: z.strictObject({ ...failure, type: z.literal('tool_failed') }),
+  tool_timeout: z.strictObject({ ...failure, type: z.literal('tool_timeout') }),
+  tool_empty: z.strictObject({ ...failure, type: z.literal('tool_empty') }),
+  capability_gap: z.strictObject({
+    ...failure, type: z.literal('capability_gap'),
+    /** why each candidate was filtered out, in filter order */
+    rejected: z.array(z.strictObject({ provider: z.string(), filter: z.string(), reason: z.string() })),
+  }),
+  breaker_tripped: z.strictObject({ ...failure, type: z.literal('breaker_tripped'), breaker: z.string() }),
+  budget_exhausted: z.strictObject({
+    ...failure, type: z.literal('budget_exhausted'), spent: budgetSpentSchema, limit: z.string(),
+  }),
+  approval_denied: z.strictObject({ ...failure, type: z.literal('approval_denied') }),
+  step_failed: z.strictObject({ ...failure, type: z.literal('step_failed') }),
+  hook_rejected: z.strictObject({ ...failure, type: z.literal('hook_rejected'), phase: z.string(), hook: z.string() }),
+  approval_requested: z.strictObject({
+    ...base, type: z.literal('approval_requested'), step: z.string(), reason: z.string(),
+  }),
+  approval_granted: z.strictObject({
+    ...base, type: z.literal('approval_granted'), step: z.string(), by: z.string(),
+  }),
+  escalated: z.strictObject({
+    ...base, type: z.literal('escalated'), step: z.string(), from: z.string(), to: z.string(), reason: z.string(),
+  }),
+  resumed: z.strictObject({
+    ...base, type: z.literal('resumed'), after_seq: z.number().int().nonnegative(), reason: z.string(),
+  }),
+  declined: z.strictObject({
+    ...base, type: z.literal('declined'), reason: z.string(), missing: z.array(z.string()),
+  }),
+  answer_sent: z.strictObject({
+    ...base, type: z.literal('answer_sent'),
+    outcome: z.enum(['answered', 'partial', 'declined']),
+    text: z.string(), missing: z.array(z.string()), trust: trustSchema,
+    spent: budgetSpentSchema,
+  }),
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+export const EVENT_TYPES = Object.keys(eventSchemas) as EventType[];
+export type EventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+export type LedgerEvent = { [K in EventType]: EventOf<K> }[EventType];
+/** An event before the ledger stamps seq, t and session_id on it. */
+export type NewEvent = { [K in EventType]: Omit<EventOf<K>, 'seq' | 't' | 'session_id'> }[EventType];
+
+export const ledgerEventSchema = z.discriminatedUnion(
+  'type',
+  Object.values(eventSchemas) as unknown as [
+    (typeof eventSchemas)['composition'],
+    ...(typeof eventSchemas)[EventType][],
+  ],
+);
+
+/** Failure event types, mapped to the failure-memory taxonomy of design §6. */
+export const FAILURE_KIND = {
+  grammar_failed: 'grammar',
+  validation_failed: 'schema',
+  range_failed: 'range',
+  crosscheck_failed: 'crosscheck',
+  critic_rejected: 'semantic',
+  tool_failed: 'tool_error',
+  tool_timeout: 'tool_timeout',
+  tool_empty: 'empty',
+  capability_gap: 'capability_gap',
+  budget_exhausted: 'budget',
+  approval_denied: 'approval_denied',
+  breaker_tripped: 'unknown',
+  step_failed: 'unknown',
+  hook_rejected: 'unknown',
+} as const satisfies Partial<Record<EventType, string>>;
+export type FailureEventType = keyof typeof FAILURE_KIND;
+
+/** Events after which a session is over. */
+export const TERMINAL_TYPES = ['answer_sent'] as const;
+
+/** A ledger line from any implementation: the four common fields, anything else passes through. */
+export const looseEvent = z.looseObject({
+  seq: z.number().int().nonnegative(),
+  t: z.string().optional(),
+  type: z.string(),
+  session_id: z.string().optional(),
+});
+export type LooseEvent = z.infer<typeof looseEvent>;
+
+/** Validate one event of this implementation; throws with the type and path of the first problem. */
+export function parseEvent(value: unknown): LedgerEvent {
+  const type = (value as { type?: unknown })?.type;
+  const schema = typeof type === 'string' ? (eventSchemas as Record<string, z.ZodType>)[type] : undefined;
+  if (!schema) throw new TypeError(`unknown ledger event type ${JSON.stringify(type)}; known: ${EVENT_TYPES.join(', ')}`);
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new TypeError(`ledger event ${type}: ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data as LedgerEvent;
+}
