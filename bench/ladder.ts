@@ -1,0 +1,75 @@
+/**
+ * Ladder benchmarks: throughput on typical small outputs (goal >= 20,000
+ * outputs/s on one core — the ladder runs on the daemon's single thread) and
+ * the pass rate per category of the dev corpus, scored as its README says
+ * (JSON deep equality; a reject case passes when refused).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { compileSchema, runLadder } from '../src/ladder/index.js';
+import { jsonEqual } from '../src/ladder/rungs/enum.js';
+import type { BenchRow } from './types.js';
+
+const CORPUS = '/work/shared/corpora/ladder-dev.json';
+
+const schema = compileSchema({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  required: ['host', 'error_count', 'state'],
+  additionalProperties: false,
+  properties: {
+    host: { type: ['string', 'null'], 'x-extractive': true },
+    error_count: { type: ['integer', 'null'], minimum: 0 },
+    state: { type: 'string', enum: ['ok', 'warning', 'critical'] },
+    free_pct: { type: 'number', minimum: 0, maximum: 100 },
+  },
+}, 'bench-small@1');
+
+const STRICT = ['{"host":"web-01","error_count":3,"state":"warning","free_pct":12.5}', '{"host":null,"error_count":0,"state":"ok"}'];
+const FENCED = ['Here is the result:\n```json\n{"host": "web-01", "error_count": 3, "state": "warning"}\n```', '```\n{"host": "db-2", "error_count": 0, "state": "ok", "free_pct": 40}\n```'];
+const REPAIRED = ["{'host': 'web-01', 'errorCount': '3', 'state': 'Warning',}", '{"host": "db-2", "error_count": 0, "state": "ok", "free_pct": "40"'];
+
+/** Outputs per second over a mix, running for about `ms` milliseconds. */
+function throughput(texts: string[], ms: number): number {
+  for (let i = 0; i < 200; i++) runLadder({ text: texts[i % texts.length]! }, schema);
+  let n = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (let i = 0; i < 100; i++) {
+      const r = runLadder({ text: texts[n % texts.length]! }, schema);
+      if (!r.ok) throw new Error(`bench input refused: ${r.error}`);
+      n++;
+    }
+    now = performance.now();
+  }
+  return Math.round(n / ((now - start) / 1000));
+}
+
+/** Pass rate per corpus category (plus "all"). */
+function corpusRates(): BenchRow[] {
+  if (!existsSync(CORPUS)) return [];
+  const cases = JSON.parse(readFileSync(CORPUS, 'utf8')) as { id: string; category: string; input: string; schema: object; expected?: unknown; expected_error?: boolean }[];
+  const tally = new Map<string, [number, number]>();
+  for (const c of cases) {
+    const r = runLadder({ text: c.input }, compileSchema(c.schema, c.id));
+    const pass = c.expected_error ? !r.ok : r.ok && jsonEqual(r.value, c.expected);
+    for (const key of [c.category, 'all']) {
+      const t = tally.get(key) ?? [0, 0];
+      tally.set(key, [t[0] + (pass ? 1 : 0), t[1] + 1]);
+    }
+  }
+  return [...tally].map(([cat, [pass, total]]) => ({ group: 'ladder', name: `dev corpus pass rate: ${cat}`, value: Math.round((pass / total) * 1000) / 1000, unit: 'ratio', note: `${pass}/${total}${cat === 'all' ? ', goal >= 0.95' : ''}` }));
+}
+
+/** All ladder rows. */
+export async function benchLadder(): Promise<BenchRow[]> {
+  const mix = [...STRICT, ...STRICT, ...FENCED, ...REPAIRED];
+  return [
+    { group: 'ladder', name: 'throughput, mixed small outputs (4 strict : 2 fenced : 2 repaired)', value: throughput(mix, 1000), unit: 'outputs/s', note: 'goal >= 20000 on one core' },
+    { group: 'ladder', name: 'throughput, strict valid small objects', value: throughput(STRICT, 500), unit: 'outputs/s' },
+    { group: 'ladder', name: 'throughput, fenced small objects', value: throughput(FENCED, 500), unit: 'outputs/s' },
+    { group: 'ladder', name: 'throughput, syntax + key + type repairs', value: throughput(REPAIRED, 500), unit: 'outputs/s' },
+    ...corpusRates(),
+  ];
+}

@@ -1,0 +1,89 @@
+/**
+ * The validation ladder (design §5): how a provider's output becomes a fact.
+ *
+ * `{text}` output climbs every rung: the readings of attempts.ts (strict,
+ * extract, syntax repair), then for each reading the value rungs (keys,
+ * coercion, enum, defaults — rungs/conform.ts), then levels 2–3 (schemas.ts),
+ * then level 4 when the provider's input is given: the span rule (spans.ts)
+ * and the schema's cross-check (crosschecks/). The first reading that settles
+ * wins; when none does, the refusal is the failure of the most faithful
+ * reading, classified `grammar`, `schema`, `range` or `crosscheck`.
+ * `{value}` output (code providers) skips the repair rungs and gets levels
+ * 2–4 only. Fixes are returned on success and on failure. The ladder writes
+ * no ledger events; the runtime maps a failure kind to its event (EVENT_OF).
+ */
+import { readings } from './attempts.js';
+import { confidenceOf } from './confidence.js';
+import { crossChecks } from './crosschecks/index.js';
+import { fixTexts, type Fix } from './fixes.js';
+import { fail, settleAttempt, type Settled } from './settle.js';
+import { takeRaw, wantsString } from './rungs/raw.js';
+import { parseStrict } from './rungs/strict.js';
+import { checkValue, schemaFeatures } from './schemas.js';
+import { checkSpans } from './spans.js';
+import { type LadderOptions, type LadderResult, type SchemaHandle } from './types.js';
+
+export { compileSchema, loadSchemaFile, checkValue } from './schemas.js';
+export { canonicalJson, canonicalDigest } from './canonical.js';
+export { repairToolCall, toolsFromSchema, type ToolCallResult } from './toolcall.js';
+export { fail } from './settle.js';
+
+
+/** Run one output through the ladder against `schema`. */
+export function runLadder(raw: { text: string } | { value: unknown }, schema: SchemaHandle, opts: LadderOptions = {}): LadderResult {
+  const settled = 'text' in raw ? settleText(raw.text, schema) : settleValue(raw.value, schema);
+  if (!settled.ok) return fail(settled.kind, settled.error, settled.fixes);
+  if (opts.source !== undefined) {
+    const problem = levelFour(settled.value, schema, opts.source);
+    if (problem) return fail('crosscheck', problem, settled.fixes);
+  }
+  return {
+    ok: true,
+    value: settled.value,
+    fixes: fixTexts(settled.fixes),
+    confidence: confidenceOf({ value: settled.value, fixes: settled.fixes, handle: schema, history: opts.history, providerConfidence: opts.providerConfidence }),
+  };
+}
+
+/** Levels 2–3 only, for values that need no repair. */
+function settleValue(value: unknown, schema: SchemaHandle): Settled {
+  const failure = checkValue(schema, value);
+  return failure ? { ok: false, ...failure, fixes: [] } : { ok: true, value, fixes: [] };
+}
+
+/** Every reading of the text in order; the first that settles wins. */
+function settleText(text: string, schema: SchemaHandle): Settled {
+  if (text.trim() === '') return { ok: false, kind: 'grammar', error: `/: the output is empty; expected a JSON value for schema ${schema.id}`, fixes: [] };
+  if (wantsString(schema.json)) {
+    const literal = parseStrict(text);
+    const isLiteral = literal !== undefined && (typeof literal.value === 'string' || literal.value === null);
+    if (isLiteral && checkValue(schema, literal.value) === null) return settleAttempt({ value: literal.value, fixes: [], weak: false }, schema);
+    return settleAttempt({ ...takeRaw(text), weak: false }, schema);
+  }
+  let first: Settled | null = null;
+  for (const attempt of readings(text)) {
+    const settled = settleAttempt(attempt, schema);
+    if (settled.ok) return settled;
+    if (!attempt.weak && !first) first = settled;
+  }
+  if (!first) {
+    return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
+  }
+  return first;
+}
+
+/** Level 4: the span rule, then the schema's own cross-check. */
+function levelFour(value: unknown, schema: SchemaHandle, source: string): string | null {
+  if (schemaFeatures(schema).hasExtractive) {
+    const span = checkSpans(value, schema, source);
+    if (span) return span;
+  }
+  const check = crossChecks[schema.id];
+  return check ? check(value, source) : null;
+}
+
+/** A few words on what the text looked like, for a grammar error. */
+function describeText(text: string): string {
+  const t = text.trim();
+  return `${t.length} characters starting ${JSON.stringify(t.slice(0, 30))}`;
+}

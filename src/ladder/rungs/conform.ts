@@ -1,0 +1,149 @@
+/**
+ * The value-level rungs, driven by the schema: key normalisation (keys.ts),
+ * coercion by type (coerce.ts), enum matching (enum.ts), one-element array
+ * wrapping and unwrapping, and defaults for missing properties (defaults.ts).
+ *
+ * The walk follows the schema — local `$ref`s, `allOf`, `anyOf` / `oneOf`
+ * (every alternative is tried on its own and the one needing the fewest fixes
+ * wins), `properties`, `additionalProperties`, `items` / `prefixItems` — and
+ * leaves alone every part that already fits its sub-schema, so a valid field
+ * is never "repaired". It does not report errors: the caller checks the result
+ * with checkValue and refuses with a classified error when it still fails.
+ */
+import { childPointer, fitsAt, nodeAt } from '../schemas.js';
+import type { SchemaHandle } from '../types.js';
+import { pathLabel, type Fix } from '../fixes.js';
+import { admits, coerceTo, jsonTypeOf, type JsonType } from './coerce.js';
+import { jsonEqual, matchEnum } from './enum.js';
+import { normaliseKeys, shapeOf } from './keys.js';
+import { fillDefaults } from './defaults.js';
+
+type Path = (string | number)[];
+type Node = Record<string, unknown>;
+
+interface Walk {
+  handle: SchemaHandle;
+  fixes: Fix[];
+  depth: number;
+}
+
+const MAX_DEPTH = 64;
+
+/** Repair `value` against the whole schema; returns the new value and the fixes made. */
+export function conform(value: unknown, handle: SchemaHandle): { value: unknown; fixes: Fix[] } {
+  const walk: Walk = { handle, fixes: [], depth: 0 };
+  const out = visit(value, handle.json, '', [], walk);
+  return { value: out, fixes: walk.fixes };
+}
+
+/** Repair one value against the schema node at `ptr`. */
+function visit(value: unknown, node: unknown, ptr: string, path: Path, walk: Walk): unknown {
+  if (node === null || typeof node !== 'object' || walk.depth > MAX_DEPTH) return value;
+  if (fitsAt(walk.handle, ptr, value)) return value;
+  const s = node as Node;
+  walk.depth++;
+  try {
+    if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) {
+      const target = decodeURIComponent(s.$ref.slice(1));
+      value = visit(value, nodeAt(walk.handle, target), target, path, walk);
+      if (fitsAt(walk.handle, ptr, value)) return value;
+    }
+    if (Array.isArray(s.allOf)) {
+      s.allOf.forEach((sub, i) => { value = visit(value, sub, childPointer(childPointer(ptr, 'allOf'), i), path, walk); });
+    }
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      if (Array.isArray(s[key])) value = chooseBranch(value, s[key] as unknown[], childPointer(ptr, key), path, walk);
+    }
+    return visitType(value, s, ptr, path, walk);
+  } finally {
+    walk.depth--;
+  }
+}
+
+/** Try every alternative on its own; keep the fitting result with the fewest fixes. */
+function chooseBranch(value: unknown, branches: unknown[], ptr: string, path: Path, walk: Walk): unknown {
+  let best: { value: unknown; fixes: Fix[] } | null = null;
+  branches.forEach((branch, i) => {
+    const bptr = childPointer(ptr, i);
+    const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth };
+    const v = visit(value, branch, bptr, path, trial);
+    if (fitsAt(walk.handle, bptr, v) && (!best || trial.fixes.length < best.fixes.length)) best = { value: v, fixes: trial.fixes };
+  });
+  if (!best) return value;
+  const chosen = best as { value: unknown; fixes: Fix[] };
+  walk.fixes.push(...chosen.fixes);
+  return chosen.value;
+}
+
+/** The JSON types a node declares, or infers from its keywords; null means any. */
+function typesOf(s: Node): JsonType[] | null {
+  if (typeof s.type === 'string') return [s.type as JsonType];
+  if (Array.isArray(s.type)) return s.type as JsonType[];
+  if ('properties' in s || 'required' in s || 'additionalProperties' in s) return ['object'];
+  if ('items' in s || 'prefixItems' in s) return ['array'];
+  return null;
+}
+
+/** Type-level repairs of one node: unwrap/wrap, coercion, enum, then the children. */
+function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk): unknown {
+  const types = typesOf(s);
+  const where = pathLabel(path);
+  if (types && !types.includes('array') && Array.isArray(value) && value.length === 1) {
+    value = value[0];
+    walk.fixes.push({ rung: 'coerce', text: `unwrapped ${where} from a one-element array` });
+  }
+  if (types && !types.some((t) => admits(t, value))) {
+    const from = jsonTypeOf(value);
+    for (const t of types) {
+      const c = coerceTo(value, t);
+      if (c) {
+        value = c.value;
+        walk.fixes.push({ rung: 'coerce', text: from === 'string' && (t === 'object' || t === 'array') ? `parsed JSON text inside ${where}` : `coerced ${where} from ${from} to ${t}` });
+        break;
+      }
+    }
+    const scalar = ['string', 'number', 'boolean'].includes(jsonTypeOf(value));
+    if (types.includes('array') && scalar && !types.some((t) => admits(t, value))) {
+      value = [value];
+      walk.fixes.push({ rung: 'coerce', text: `wrapped ${where} in a one-element array` });
+    }
+  }
+  const members = Array.isArray(s.enum) ? (s.enum as unknown[]) : 'const' in s ? [s.const] : null;
+  if (members && !members.some((m) => jsonEqual(m, value))) {
+    const hit = matchEnum(value, members);
+    if (hit && !jsonEqual(hit.value, value)) {
+      walk.fixes.push({ rung: 'enum', text: `matched ${where} ${JSON.stringify(value)} -> ${JSON.stringify(hit.value)}` });
+      value = hit.value;
+    }
+  }
+  if (jsonTypeOf(value) === 'object') return visitObject(value as Node, s, ptr, path, walk);
+  if (Array.isArray(value)) return visitArray(value, s, ptr, path, walk);
+  return value;
+}
+
+/** Keys, then each property against its sub-schema, then defaults for what is missing. */
+function visitObject(obj: Node, s: Node, ptr: string, path: Path, walk: Walk): Node {
+  const shape = shapeOf(s);
+  const out = normaliseKeys(obj, shape, path, walk.fixes);
+  const extra = s.additionalProperties;
+  for (const key of Object.keys(out)) {
+    if (Object.hasOwn(shape.properties, key)) {
+      out[key] = visit(out[key], shape.properties[key], childPointer(childPointer(ptr, 'properties'), key), [...path, key], walk);
+    } else if (extra && typeof extra === 'object') {
+      out[key] = visit(out[key], extra, childPointer(ptr, 'additionalProperties'), [...path, key], walk);
+    }
+  }
+  return fillDefaults(out, shape.properties, path, walk.fixes);
+}
+
+/** Each element against `items` / `prefixItems` (draft-07 tuples included). */
+function visitArray(arr: unknown[], s: Node, ptr: string, path: Path, walk: Walk): unknown[] {
+  const tuple = Array.isArray(s.prefixItems) ? 'prefixItems' : Array.isArray(s.items) ? 'items' : null;
+  const tupleLength = tuple ? (s[tuple] as unknown[]).length : 0;
+  return arr.map((item, i) => {
+    if (tuple && i < tupleLength) return visit(item, (s[tuple] as unknown[])[i], childPointer(childPointer(ptr, tuple), i), [...path, i], walk);
+    const rest = tuple === 'items' ? s.additionalItems : s.items;
+    const restPtr = tuple === 'items' ? childPointer(ptr, 'additionalItems') : childPointer(ptr, 'items');
+    return rest && typeof rest === 'object' ? visit(item, rest, restPtr, [...path, i], walk) : item;
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * Settling one reading: levels 2–3 with the value rungs in between. A value
+ * that fits is taken as it is (plus schema defaults); one that does not goes
+ * through conform (keys, coercion, enum, defaults) and is checked again, and
+ * still failing it is refused with the classified error. Shared by the
+ * ladder and the tool-call repair; it knows nothing of text.
+ */
+import type { Attempt } from './attempts.js';
+import type { Fix } from './fixes.js';
+import { applyDefaults } from './rungs/defaults.js';
+import { conform } from './rungs/conform.js';
+import { checkValue, fitsAt, schemaFeatures } from './schemas.js';
+import { LEVEL_OF, type LadderFail, type LadderFailureKind, type SchemaHandle } from './types.js';
+
+export type Settled = { ok: true; value: unknown; fixes: Fix[] } | { ok: false; kind: LadderFailureKind; error: string; fixes: Fix[] };
+
+/** Levels 2–3 for one reading, with the value rungs between a failed check and the refusal. */
+export function settleAttempt(attempt: Attempt, schema: SchemaHandle): Settled {
+  const features = schemaFeatures(schema);
+  let value = attempt.value;
+  let fixes = attempt.fixes;
+  if (!fitsAt(schema, '', value)) {
+    const repaired = conform(value, schema);
+    value = repaired.value;
+    fixes = [...fixes, ...repaired.fixes];
+    const failure = fitsAt(schema, '', value) ? null : checkValue(schema, value);
+    if (failure) return { ok: false, ...failure, fixes };
+  }
+  if (features.hasDefaults) {
+    const filled = applyDefaults(value, schema);
+    if (filled.fixes.length) {
+      const failure = fitsAt(schema, '', filled.value) ? null : checkValue(schema, filled.value);
+      if (failure) return { ok: false, kind: failure.kind, error: `${failure.error} (after filling schema defaults: the schema's default does not fit it)`, fixes: [...fixes, ...filled.fixes] };
+      value = filled.value;
+      fixes = [...fixes, ...filled.fixes];
+    }
+  }
+  return { ok: true, value, fixes };
+}
+
+
+/** A LadderFail with its level and the fix texts so far. */
+export function fail(kind: LadderFailureKind, error: string, fixes: readonly Fix[]): LadderFail {
+  return { ok: false, kind, level: LEVEL_OF[kind], error, fixes: fixes.map((f) => f.text) };
+}
