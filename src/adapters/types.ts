@@ -1,0 +1,54 @@
+/**
+ * The provider seam: one interface that every provider kind implements.
+ *
+ * The runtime never knows what kind of provider it calls; it hands an adapter
+ * the exact input text (already bounded and recorded in the ledger) and gets
+ * back either a value (code providers) or raw text (shell, gguf, http), which
+ * then goes through the validation ladder. Adding a kind means adding an
+ * adapter to `adapters/index.ts`, not changing the runtime.
+ */
+import type { ProviderManifest } from '../registry/manifest.js';
+
+export interface ProviderRequest {
+  capability: string;
+  schemaId: string;
+  /** the JSON Schema of the requested output */
+  schema: Record<string, unknown>;
+  /** exactly what the provider may see; the runtime rebuilt it from the ledger */
+  input: string;
+  /** the previous attempt's validation error, fed back on a retry; null on the first attempt */
+  feedback: string | null;
+  attempt: number;
+  /** the root folder of this picoharness installation */
+  root: string;
+  signal: AbortSignal;
+}
+
+export type ProviderResponse =
+  | { kind: 'value'; value: unknown; confidence?: number }
+  | { kind: 'text'; text: string; confidence?: number };
+
+/** A provider fault that is not a validation failure; `type` is the ledger failure event to write. */
+export class ProviderError extends Error {
+  override name = 'ProviderError';
+  constructor(
+    readonly type: 'tool_failed' | 'tool_timeout' | 'tool_empty',
+    message: string,
+    readonly detail?: { exitCode?: number | null; stderr?: string; durationMs?: number },
+  ) {
+    super(message);
+  }
+}
+
+export interface ProviderAdapter<M extends ProviderManifest = ProviderManifest> {
+  readonly kind: M['kind'];
+  /** Whether a call counts as a model call for the budget. */
+  readonly isModel: boolean;
+  /** The identity written into facts: `id` for code/shell, `id@sha256:<weights>` for models. */
+  identity(manifest: M): string;
+  invoke(manifest: M, request: ProviderRequest): Promise<ProviderResponse>;
+  /** Release anything held for this manifest (a loaded model); idempotent. */
+  release?(manifest: M): Promise<void>;
+  /** Release everything; idempotent. */
+  dispose?(): Promise<void>;
+}

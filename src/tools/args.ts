@@ -1,0 +1,102 @@
+/**
+ * Tool arguments: checked, confined, then placed into the argv.
+ *
+ * Why: a tool call may be built from a job file or (later) from a routing
+ * model, so its arguments are untrusted until proven otherwise. Before
+ * anything runs, they must fit the tool's `input_schema`; every argument named
+ * in `path_args` must resolve — after symlinks — inside one of `read_paths`;
+ * and they enter the argv only as whole elements (`"{name}"`), never through a
+ * shell, so there is no quoting to get wrong. A path argument starting with
+ * "-" is refused so it cannot be read as an option.
+ *
+ * It deliberately does not run anything (run.ts does) and does not interpret
+ * argument meaning beyond paths.
+ */
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { ProviderError } from '../adapters/types.js';
+import { checkValue, compileSchema } from '../ladder/schemas.js';
+import type { SchemaHandle } from '../ladder/types.js';
+import type { ToolManifest } from '../registry/manifest.js';
+
+const handles = new WeakMap<ToolManifest, SchemaHandle>();
+
+/** A refusal of the arguments: tool_failed, naming the tool and the argument. */
+function refuse(tool: ToolManifest, message: string): ProviderError {
+  return new ProviderError('tool_failed', `tool ${tool.name}: ${message}`);
+}
+
+/** The compiled input schema of a tool, compiled once per manifest object. */
+function inputSchema(tool: ToolManifest): SchemaHandle {
+  let h = handles.get(tool);
+  if (!h) {
+    h = compileSchema(tool.input_schema, `tool:${tool.name}/input`);
+    handles.set(tool, h);
+  }
+  return h;
+}
+
+/** Level 2/3 check of the arguments against the tool's input_schema. */
+export function checkArgs(tool: ToolManifest, args: Record<string, unknown>): void {
+  const failure = checkValue(inputSchema(tool), args);
+  if (failure) {
+    throw refuse(tool, `arguments do not fit input_schema: ${failure.error}; fix the arguments given for this step`);
+  }
+}
+
+/** Resolve one path argument to its real path, refusing anything outside read_paths. */
+export async function confinePath(tool: ToolManifest, name: string, value: unknown, root: string): Promise<string> {
+  if (typeof value !== 'string' || value === '' || value.includes('\0')) {
+    throw refuse(tool, `argument "${name}" must be a non-empty path string, got ${JSON.stringify(value)}`);
+  }
+  if (value.startsWith('-')) {
+    throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} starts with "-" and could be read as an option; write it as ./${value}`);
+  }
+  const allowed = tool.read_paths.map((p) => (isAbsolute(p) ? p : resolve(root, p)));
+  let real: string;
+  try {
+    real = await realpath(isAbsolute(value) ? value : resolve(root, value));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} cannot be resolved (${code}); pass an existing path under ${allowed.join(' or ')}`);
+  }
+  for (const dir of allowed) {
+    let realDir: string;
+    try {
+      realDir = await realpath(dir);
+    } catch {
+      continue; // a declared folder that does not exist on this machine admits nothing
+    }
+    if (real === realDir || real.startsWith(realDir.endsWith(sep) ? realDir : realDir + sep)) return real;
+  }
+  throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} resolves to ${real}, outside read_paths (${allowed.join(', ') || 'none declared'}); `
+    + `use a file under one of them, or add its folder to read_paths in the ${tool.name} tool manifest`);
+}
+
+/** Render a non-path argument as one argv element; only scalars are allowed. */
+function scalar(tool: ToolManifest, name: string, value: unknown): string {
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw refuse(tool, `argument "${name}" contains a NUL byte; remove it`);
+    return value;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
+}
+
+/** Check the arguments and build the argv: "{name}" elements become the checked value, nothing else changes. */
+export async function buildArgv(tool: ToolManifest, args: Record<string, unknown>, root: string): Promise<string[]> {
+  checkArgs(tool, args);
+  const paths = new Map<string, string>();
+  for (const name of tool.path_args) {
+    if (name in args) paths.set(name, await confinePath(tool, name, args[name], root));
+  }
+  return tool.command.map((element) => {
+    const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(element);
+    if (!m) return element;
+    const name = m[1]!;
+    if (!(name in args) || args[name] === undefined) {
+      throw refuse(tool, `the command uses {${name}} but no argument "${name}" was given; pass it, or mark it required in input_schema`);
+    }
+    return paths.get(name) ?? scalar(tool, name, args[name]);
+  });
+}

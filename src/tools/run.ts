@@ -1,0 +1,78 @@
+/**
+ * runTool — one tool call, from checked arguments to its raw output.
+ *
+ * Why: tools are where outside data (T1) enters a session, so a call goes
+ * through exactly one path: the arguments are checked and confined
+ * (`args.ts`), the argv runs in the execution world with the manifest's
+ * limits, and every fault becomes a `ProviderError` whose type is the ledger
+ * event to write: `tool_failed` (bad arguments, non-zero exit, flood),
+ * `tool_timeout`, or `tool_empty`. A destructive tool is refused unless the
+ * caller says the operator approved it.
+ *
+ * It deliberately does not write the ledger, store blobs or reduce the output:
+ * the runtime does that with the `ToolRun` returned here.
+ */
+import { ProviderError } from '../adapters/types.js';
+import type { ToolManifest } from '../registry/manifest.js';
+import { runInWorld } from '../world/run.js';
+import { buildArgv } from './args.js';
+
+export interface ToolContext {
+  root: string;
+  /** the step's own directory, from makeWorkDir */
+  workDir: string;
+  signal?: AbortSignal;
+  /** return output cut at max_output_bytes instead of failing; default false */
+  allowTruncated?: boolean;
+  /** required for effect "destructive": the operator granted approval for this call */
+  approved?: boolean;
+}
+
+export interface ToolRun {
+  output: string;
+  exitCode: number | null;
+  durationMs: number;
+  truncated: boolean;
+}
+
+const STDERR_IN_MESSAGE = 2000;
+
+/** The tail end of stderr, short enough for a ledger message. */
+export function stderrExcerpt(stderr: string): string {
+  const s = stderr.trim();
+  return s.length <= STDERR_IN_MESSAGE ? s : `…${s.slice(-STDERR_IN_MESSAGE)}`;
+}
+
+/** The error to raise when a caller's signal stopped a run: its reason, never a tool fault. */
+export function abortReason(signal: AbortSignal | undefined): Error {
+  const r: unknown = signal?.reason;
+  return r instanceof Error ? r : new DOMException('the call was canceled', 'AbortError');
+}
+
+/** Run one tool with checked arguments inside the execution world. */
+export async function runTool(tool: ToolManifest, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolRun> {
+  if (tool.effect === 'destructive' && ctx.approved !== true) {
+    throw new ProviderError('tool_failed', `tool ${tool.name}: effect is destructive and no approval was given; the runtime must record approval_granted and pass approved: true`);
+  }
+  const argv = await buildArgv(tool, args, ctx.root);
+  const r = await runInWorld({
+    argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
+    writable: [ctx.workDir], ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
+  if (r.canceled) throw abortReason(ctx.signal);
+  if (r.timedOut) {
+    throw new ProviderError('tool_timeout', `tool ${tool.name}: stopped after limits.timeout_ms = ${tool.limits.timeout_ms} ms (${r.command}); raise the limit in the manifest or narrow the arguments`, detail);
+  }
+  if (r.truncated && ctx.allowTruncated !== true) {
+    throw new ProviderError('tool_failed', `tool ${tool.name}: output exceeded limits.max_output_bytes = ${tool.limits.max_output_bytes} and was cut; raise the limit in the manifest or narrow the arguments`, detail);
+  }
+  if (!r.truncated && r.exitCode !== 0) {
+    const why = r.exitCode === null ? (r.cause ?? `killed by ${r.signal}`) : `exit code ${r.exitCode}`;
+    throw new ProviderError('tool_failed', `tool ${tool.name}: ${r.command} failed with ${why}${detail.stderr ? `: ${detail.stderr}` : ''}`, detail);
+  }
+  if (r.stdout.trim() === '') {
+    throw new ProviderError('tool_empty', `tool ${tool.name}: ${r.command} printed nothing; check that the input holds data`, detail);
+  }
+  return { output: r.stdout, exitCode: r.exitCode, durationMs: r.durationMs, truncated: r.truncated };
+}
