@@ -1,0 +1,140 @@
+/**
+ * `pico provision FILE.gguf --id ID --implements CAP[,CAP] --root DIR [--json]`
+ * — admit a local model: verify the file, pin its sha256, write a complete
+ * manifest, and measure it.
+ *
+ * Models arrive only this way (P9: nothing is downloaded at run time). The
+ * file must start with the GGUF magic and its metadata must be readable by
+ * node-llama-cpp; the manifest is data-only by construction (`max_trust_in:
+ * T1`, `may_emit_control: false` for every capability), greedy and seeded,
+ * and points at a shipped prompt for the capability. It refuses to overwrite
+ * an existing manifest unless `--force`. Probing is `probe.ts`.
+ */
+import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { importNodeLlamaCpp } from '../adapters/gguf-llama.js';
+import { hasGgufMagic, sha256File } from '../adapters/gguf-weights.js';
+import { listPrompts } from '../prompts/envelope.js';
+import { capabilityId, ggufProviderSchema, type ManifestOfKind } from '../registry/manifest.js';
+import { describeProbe, probeProvider, providerManifestPath, type ProbeResult } from './probe.js';
+
+export interface ProvisionOptions {
+  file: string;
+  id: string;
+  implements: string[];
+  root: string;
+  prompt?: string;
+  threads?: number;
+  contextSize?: number;
+  force?: boolean;
+  probe?: boolean;
+}
+
+/** Verify a GGUF file and return its architecture and name from the metadata. */
+async function inspectGguf(file: string): Promise<{ architecture: string; name: string | null }> {
+  try {
+    await access(file);
+  } catch {
+    throw new Error(`${file}: no such file; give the path of a .gguf model on this machine`);
+  }
+  if (!(await hasGgufMagic(file))) throw new Error(`${file}: not a GGUF file (the first 4 bytes are not "GGUF"); convert the model to GGUF first`);
+  const { readGgufFileInfo } = await importNodeLlamaCpp();
+  try {
+    const info = await readGgufFileInfo(file, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem' });
+    const general = info.metadata.general as { architecture?: string; name?: string } | undefined;
+    if (!general?.architecture) throw new Error('general.architecture is missing');
+    return { architecture: general.architecture, name: general.name ?? null };
+  } catch (e) {
+    throw new Error(`${file}: GGUF metadata cannot be read (${(e as Error).message}); the file is damaged or from an unsupported GGUF version`);
+  }
+}
+
+/** Write a verified manifest for a model (and probe it unless told not to). */
+export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPath: string; manifest: ManifestOfKind<'gguf'>; architecture: string; probe: ProbeResult | null }> {
+  const root = path.resolve(o.root);
+  const file = path.resolve(o.file);
+  for (const c of o.implements) {
+    if (!capabilityId.safeParse(c).success) throw new Error(`--implements: "${c}" is not a capability id; write name@version, e.g. extract@1`);
+  }
+  const manifestPath = providerManifestPath(root, o.id);
+  if (!o.force && (await access(manifestPath).then(() => true, () => false))) {
+    throw new Error(`${manifestPath} already exists; pass --force to replace it, or choose another --id`);
+  }
+  const { architecture } = await inspectGguf(file);
+  const prompts = await listPrompts(root);
+  const prompt = o.prompt ? prompts.find((p) => p.id === o.prompt) : prompts.find((p) => p.capability === o.implements[0]);
+  if (!prompt) {
+    throw new Error(o.prompt
+      ? `${root}/prompts/${o.prompt}.md: no such prompt; ship it in the root's prompts/ folder`
+      : `${root}/prompts: no prompt for ${o.implements[0]}; ship one (e.g. extract-log-summary.md for extract@1) or pass --prompt ID`);
+  }
+  const rel = path.relative(root, file);
+  const manifest = ggufProviderSchema.parse({
+    manifest: 'provider@1',
+    id: o.id,
+    description: `${architecture} model ${path.basename(file)}, provisioned ${new Date().toISOString().slice(0, 10)}`,
+    implements: o.implements,
+    schemas: [prompt.schema],
+    kind: 'gguf',
+    file: rel.startsWith('..') || path.isAbsolute(rel) ? file : rel,
+    sha256: await sha256File(file),
+    threads: o.threads ?? Math.min(4, os.availableParallelism()),
+    context_size: o.contextSize ?? 4096,
+    residency: 'cold',
+    max_input_bytes: 8192,
+    resource: null,
+    cost: null,
+    security: Object.fromEntries(o.implements.map((c) => [c, { max_trust_in: 'T1', may_emit_control: false }])),
+    confidence_floor: 0.5,
+    escalates_to: [],
+    priority: 100,
+    sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 42, max_tokens: 512 },
+    prompt: prompt.id,
+    limits: { timeout_ms: 60_000, max_output_bytes: 8192 },
+  });
+  await mkdir(path.dirname(manifestPath), { recursive: true });
+  const tmp = `${manifestPath}.tmp-${process.pid}`;
+  await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(tmp, manifestPath);
+  const probe = o.probe === false ? null : await probeProvider(root, o.id);
+  return { manifestPath, manifest: probe?.manifest ?? manifest, architecture, probe };
+}
+
+/** CLI entry: argv excludes the command name. */
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true,
+    options: {
+      id: { type: 'string' }, implements: { type: 'string' }, root: { type: 'string', default: '.' }, json: { type: 'boolean', default: false },
+      prompt: { type: 'string' }, threads: { type: 'string' }, 'context-size': { type: 'string' }, force: { type: 'boolean', default: false },
+      'no-probe': { type: 'boolean', default: false },
+    },
+  } as const);
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  const threads = num(values.threads);
+  const contextSize = num(values['context-size']);
+  const bad = (v: number | undefined) => v !== undefined && !(Number.isInteger(v) && v > 0);
+  if (positionals.length !== 1 || !values.id || !values.implements || bad(threads) || bad(contextSize)) {
+    process.stderr.write('usage: pico provision FILE.gguf --id ID --implements CAP[,CAP] [--root DIR] [--prompt ID] [--threads N] [--context-size N] [--force] [--no-probe] [--json]\n');
+    return 2;
+  }
+  try {
+    const r = await provisionModel({
+      file: positionals[0]!, id: values.id, implements: values.implements.split(',').map((s) => s.trim()).filter(Boolean), root: values.root,
+      prompt: values.prompt, threads, contextSize, force: values.force, probe: !values['no-probe'],
+    });
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, resource: r.manifest.resource, cost: r.manifest.cost })}\n`);
+    } else {
+      process.stdout.write(`provisioned ${r.manifest.id} (${r.architecture}, sha256 ${r.manifest.sha256.slice(0, 16)}…) → ${r.manifestPath}\n`);
+      if (r.probe) process.stdout.write(`${describeProbe(r.probe)}\n`);
+    }
+    return 0;
+  } catch (e) {
+    const message = (e as Error).message;
+    process.stderr.write(values.json ? `${JSON.stringify({ ok: false, error: message })}\n` : `pico provision: ${message}\n`);
+    return 1;
+  }
+}
