@@ -1,0 +1,45 @@
+/**
+ * `npm run bench [-- --json] [-- --only GROUP[,GROUP]]`: every speed and memory
+ * goal of the project as a table a reader can compare between runs (or JSON
+ * for scripts). Groups run one after another, never in parallel, so they do
+ * not disturb each other's numbers.
+ */
+import { parseArgs } from 'node:util';
+import type { BenchRow } from './types.js';
+
+const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
+  ledger: async () => (await import('./ledger.js')).benchLedger(),
+  ladder: async () => (await import('./ladder.js')).benchLadder(),
+  memory: async () => (await import('./memory.js')).benchMemory(),
+  daemon: async () => (await import('./daemon.js')).benchDaemon(),
+  models: async () => (await import('./models.js')).benchModels(),
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
+  const names = values.only ? values.only.split(',') : Object.keys(GROUPS);
+  const rows: BenchRow[] = [];
+  for (const name of names) {
+    const run = GROUPS[name];
+    if (!run) throw new Error(`unknown bench group "${name}"; known: ${Object.keys(GROUPS).join(', ')}`);
+    if (!values.json) process.stderr.write(`bench: ${name}…\n`);
+    try {
+      rows.push(...(await run()));
+    } catch (err) {
+      rows.push({ group: name, name: 'ERROR', value: NaN, unit: '', note: (err as Error).message });
+    }
+  }
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2) + '\n');
+    return;
+  }
+  const w = (k: keyof BenchRow) => Math.max(k.length, ...rows.map((r) => String(r[k] ?? '').length));
+  const cols: (keyof BenchRow)[] = ['group', 'name', 'value', 'unit', 'note'];
+  const line = (r: Record<string, unknown>) => cols.map((c) => (c === 'value' ? String(r[c] ?? '').padStart(w(c)) : String(r[c] ?? '').padEnd(w(c)))).join('  ');
+  process.stdout.write([line({ group: 'group', name: 'name', value: 'value', unit: 'unit', note: 'note' }), cols.map((c) => '-'.repeat(w(c))).join('  '), ...rows.map((r) => line(r as unknown as Record<string, unknown>))].join('\n') + '\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

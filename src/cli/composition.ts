@@ -1,0 +1,39 @@
+/**
+ * `pico composition [SESSION] [--root DIR] [--hash]`: print the composition
+ * document — the current one of the root, or the one a session recorded
+ * beside its ledger. `--hash` prints only its sha256 (and the machine hash).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compositionHash, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
+import { createLogger } from '../log.js';
+import { openRuntime } from '../runtime/runtime.js';
+import { EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+
+const USAGE = 'pico composition [SESSION] [--root DIR] [--hash]';
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, hash: { type: 'boolean' } }, USAGE);
+  if (positionals.length > 1) throw new UsageError(`name at most one session\nusage: ${USAGE}`);
+  const root = rootOf(values);
+  let doc: Composition;
+  let machine: string | null = null;
+  if (positionals[0]) {
+    const path = join(root, 'sessions', positionals[0], COMPOSITION_FILE);
+    try {
+      doc = JSON.parse(readFileSync(path, 'utf8')) as Composition;
+    } catch (err) {
+      throw new UsageError(`${path}: ${(err as Error).message}; name a session folder under sessions/`);
+    }
+  } else {
+    const rt = await openRuntime(root, { log: createLogger({ to: 'stderr', level: 'warn' }) });
+    const c = rt.currentComposition();
+    doc = c.doc;
+    machine = c.machine;
+    await rt.close();
+  }
+  const hash = compositionHash(doc);
+  if (values.hash) process.stdout.write(values.json ? JSON.stringify({ hash, machine }) + '\n' : `${hash}${machine ? `\nmachine ${machine}` : ''}\n`);
+  else process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * `pico`: the command line. One file per command under src/cli/, each
+ * exporting `main(argv): Promise<exitCode>`; this file only dispatches, and
+ * loads a command's module on demand so `pico daemon` never pays for the
+ * model runtime or the memory index it does not use. Exit codes: see args.ts.
+ */
+import { EXIT, UsageError } from './args.js';
+import { ManifestError } from '../registry/load.js';
+
+type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+
+const COMMANDS: Record<string, Command> = {
+  init: { summary: 'create a root with the shipped defaults: pico init DIR', load: () => import('./init.js') },
+  run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', load: () => import('./run.js') },
+  call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', load: () => import('./call.js') },
+  daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', load: () => import('./daemon.js') },
+  submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', load: () => import('./submit.js') },
+  status: { summary: 'what the daemon is doing: pico status [--root DIR] [--json]', load: () => import('./status.js') },
+  watch: { summary: 'follow a job live: pico watch JOB [--root DIR]', load: () => import('./watch.js') },
+  show: { summary: 'print a session transcript: pico show SESSION [--root DIR]', load: () => import('./show.js') },
+  replay: { summary: 're-run a session and diff the ledgers: pico replay SESSION [--root DIR] [--diff]', load: () => import('./replay.js') },
+  composition: { summary: 'print the composition document: pico composition [SESSION] [--root DIR]', load: () => import('./composition.js') },
+  manifests: { summary: 'check every manifest: pico manifests check [--root DIR]', load: () => import('./manifests.js') },
+  ladder: { summary: 'run the validation ladder on text from stdin: pico ladder --schema FILE', load: () => import('./ladder.js') },
+  recall: { summary: 'search memory: pico recall QUERY [--for-control]', load: () => import('./recall.js') },
+  failures: { summary: 'failure memory: pico failures list | report [--name N] | sql', load: () => import('./failures.js') },
+  cost: { summary: 'measured costs: pico cost [PROVIDER]', load: () => import('./cost.js') },
+  memory: { summary: 'the memory index: pico memory rebuild | stats', load: () => import('./memory.js') },
+  provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', load: () => import('./provision.js') },
+  probe: { summary: 'measure a model provider on this machine: pico probe ID', load: () => import('./probe.js') },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return ['usage: pico COMMAND [options]   (every command takes --root DIR, default: the current directory, and --json)', '',
+    ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`)].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help() + '\n');
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`pico: unknown command "${name}"\n\n${help()}\n`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`pico ${name}: ${cmd.summary}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await (await cmd.load()).main(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`pico ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ManifestError) {
+      process.stderr.write(`pico ${name}: the root's manifests do not load:\n${err.message}\n`);
+      return EXIT.root;
+    }
+    if (err instanceof Error && (err.name === 'JobError' || err.name === 'LedgerError')) {
+      const fix = (err as { fix?: string }).fix;
+      process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`pico ${name}: internal error (a bug; please report it with this trace):\n${(err as Error).stack ?? String(err)}\n`);
+    return EXIT.internal;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => { process.stderr.write(`${String(err)}\n`); process.exitCode = EXIT.internal; },
+);

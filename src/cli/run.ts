@@ -1,0 +1,43 @@
+/**
+ * `pico run JOB.json [--root DIR] [--json]`: run one job in the foreground
+ * through exactly the code the daemon uses, print the answer, exit 0 when
+ * answered (1 when partial or declined).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { newSessionId } from '../ledger/session-id.js';
+import { createLogger } from '../log.js';
+import { parseJob } from '../runtime/job.js';
+import { writeJsonAtomic } from '../runtime/result.js';
+import { openRuntime } from '../runtime/runtime.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+
+const USAGE = 'pico run JOB.json [--root DIR] [--json]';
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
+  if (positionals.length !== 1) throw new UsageError(`name one job file\nusage: ${USAGE}`);
+  const root = rootOf(values);
+  const file = resolve(positionals[0]!);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one JSON object, see README "Job files"`);
+  }
+  const job = parseJob(raw, file);
+  const log = createLogger({ to: 'stderr', level: 'warn' });
+  const rt = await openRuntime(root, { log });
+  try {
+    const id = newSessionId();
+    const dir = rt.sessionDir(id);
+    mkdirSync(dir, { recursive: true });
+    writeJsonAtomic(join(dir, 'job.json'), job);
+    const result = await rt.runSession(id, { job });
+    const doc = result.resultPath ? JSON.parse(readFileSync(result.resultPath, 'utf8')) : result;
+    emit(!!values.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);
+    return result.outcome === 'answered' ? EXIT.ok : EXIT.negative;
+  } finally {
+    await rt.close();
+  }
+}

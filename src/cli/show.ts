@@ -1,0 +1,46 @@
+/**
+ * `pico show SESSION [--root DIR] [--json]`: the transcript of a session, one
+ * readable line per event (transcript replay, design §2).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LedgerEvent } from '../ledger/events.js';
+import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+
+const USAGE = 'pico show SESSION [--root DIR] [--json]';
+
+/** One line for a person: what happened in this event. */
+export function describe(e: LedgerEvent): string {
+  const short = (v: unknown, n = 120) => {
+    const s = typeof v === 'string' ? v : JSON.stringify(v);
+    return s.length > n ? s.slice(0, n - 1) + '…' : s;
+  };
+  switch (e.type) {
+    case 'composition': return `composition ${e.hash.slice(0, 19)} machine ${e.machine.slice(0, 19)}`;
+    case 'user_input': return `goal (${e.budget_class}): ${short(e.text)}`;
+    case 'policy_snapshot': return `policy snapshot of ${Object.keys(e.measurements).length} provider(s)`;
+    case 'plan_created': return `plan: ${e.steps.map((s) => `${s.step}=${s.tool ?? 'facts'}→${s.capability}/${s.schema}`).join(', ')}`;
+    case 'step_started': return `${e.step} started: ${e.tool ?? 'facts'} → ${e.capability}/${e.schema} (input trust ${e.trust})`;
+    case 'tool_output': return `${e.step} tool ${e.tool}: ${e.bytes} bytes in ${e.duration_ms} ms, exit ${e.exit_code}${e.truncated ? ' (truncated)' : ''}`;
+    case 'provider_called': return `${e.step} ${e.provider} attempt ${e.attempt}: ${e.outcome} in ${e.duration_ms} ms`;
+    case 'fact_added': return `${e.step} FACT ${e.schema} by ${e.provider} (${e.trust}, confidence ${e.confidence ?? '-'}${e.fixes.length ? `, fixes: ${e.fixes.join('; ')}` : ''}): ${short(e.fact)}`;
+    case 'escalated': return `${e.step} escalated ${e.from} → ${e.to}: ${short(e.reason)}`;
+    case 'resumed': return `resumed after seq ${e.after_seq}`;
+    case 'declined': return `declined: ${short(e.reason)}`;
+    case 'approval_requested': return `${e.step} approval requested: ${e.reason}`;
+    case 'approval_granted': return `${e.step} approval granted by ${e.by}`;
+    case 'answer_sent': return `ANSWER [${e.outcome}] (${e.trust}, ${e.spent.wall_ms} ms, ${e.spent.model_calls} model calls): ${short(e.text, 300)}`;
+    default: return `${'step' in e ? `${e.step} ` : ''}${e.type}${'provider' in e && e.provider ? ` ${e.provider}` : ''}: ${short((e as { error?: string }).error ?? '')}`;
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
+  if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
+  const dir = join(rootOf(values), 'sessions', positionals[0]!);
+  if (!existsSync(join(dir, LEDGER_FILE))) throw new UsageError(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/`);
+  const events = readLedger(dir);
+  emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e)}`).join('\n'));
+  return EXIT.ok;
+}

@@ -1,0 +1,237 @@
+/**
+ * Loading a root's manifests: `manifests/{capabilities,schemas,tools,providers}/*.json`.
+ *
+ * Every file is parsed strictly; every problem is collected (not just the
+ * first) as an issue naming the file, the key path and the fix, so
+ * `pico manifests check` can list them all. An unknown key is an error with a
+ * did-you-mean — a misspelt `secuirty` must never silently widen a boundary.
+ * Cross-references (a provider implementing an unknown capability, a data
+ * capability claiming control, an unknown escalation target) are checked
+ * after each file is valid on its own.
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { z } from 'zod';
+import { compileSchema } from '../ladder/schemas.js';
+import type { SchemaHandle } from '../ladder/types.js';
+import {
+  capabilityManifestSchema, providerManifestSchema, toolManifestSchema,
+  type CapabilityManifest, type ProviderManifest, type ToolManifest,
+} from './manifest.js';
+import { Registry } from './registry.js';
+import { Scope } from './scope.js';
+
+export interface ManifestIssue {
+  file: string;
+  path: string;
+  message: string;
+  fix: string;
+}
+
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+  constructor(readonly issues: ManifestIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+  }
+}
+
+export function formatIssue(i: ManifestIssue): string {
+  return `${i.file}${i.path ? ` at ${i.path}` : ''}: ${i.message} — ${i.fix}`;
+}
+
+export interface LoadedRoot {
+  root: string;
+  registry: Registry;
+  scope: Scope;
+  /** the parsed documents by table and id, for the composition */
+  documents: {
+    capabilities: Record<string, CapabilityManifest>;
+    schemas: Record<string, Record<string, unknown>>;
+    tools: Record<string, ToolManifest>;
+    providers: Record<string, ProviderManifest>;
+  };
+  /** where each entry came from, relative to the root */
+  files: Record<string, string>;
+}
+
+const KNOWN_KEYS = new Set<string>();
+for (const s of [capabilityManifestSchema, toolManifestSchema, ...providerManifestSchema.options]) collectKeys(s, KNOWN_KEYS);
+
+/** Read and check every manifest under `root`; throws ManifestError listing all problems. */
+export function loadRoot(root: string, registry = new Registry()): LoadedRoot {
+  const issues: ManifestIssue[] = [];
+  const docs: LoadedRoot['documents'] = { capabilities: {}, schemas: {}, tools: {}, providers: {} };
+  const files: Record<string, string> = {};
+  const handles: Record<string, SchemaHandle> = {};
+
+  for (const file of jsonFiles(root, 'schemas', issues)) {
+    const json = readJson(root, file, issues);
+    if (json === undefined) continue;
+    const id = typeof json.$id === 'string' ? json.$id : file.replace(/^.*\//, '').replace(/\.json$/, '');
+    try {
+      handles[id] = compileSchema(json, id);
+      docs.schemas[id] = json;
+      files[`schema:${id}`] = file;
+    } catch (err) {
+      issues.push({ file, path: '', message: `not a usable JSON Schema: ${(err as Error).message}`, fix: 'fix the schema so it compiles (draft 2020-12 or draft-07)' });
+    }
+  }
+  const parseAll = <T>(dir: string, schema: z.ZodType<T>, keyOf: (v: T) => string, into: Record<string, T>, tag: string) => {
+    for (const file of jsonFiles(root, dir, issues)) {
+      const json = readJson(root, file, issues);
+      if (json === undefined) continue;
+      const r = schema.safeParse(json);
+      if (!r.success) {
+        for (const i of r.error.issues) issues.push(zodIssue(file, i));
+        continue;
+      }
+      const key = keyOf(r.data);
+      const expectedName = `${key}.json`;
+      if (!file.endsWith(`/${expectedName}`)) {
+        issues.push({ file, path: '', message: `declares id "${key}" but the file is not named ${expectedName}`, fix: `rename the file to ${expectedName} or change the id` });
+      }
+      if (into[key]) issues.push({ file, path: '', message: `id "${key}" is declared twice (also in ${files[`${tag}:${key}`]})`, fix: 'ids must be unique; rename one' });
+      into[key] = r.data;
+      files[`${tag}:${key}`] = file;
+    }
+  };
+  parseAll('capabilities', capabilityManifestSchema, (c) => c.id, docs.capabilities, 'capability');
+  parseAll('tools', toolManifestSchema, (t) => t.name, docs.tools, 'tool');
+  parseAll('providers', providerManifestSchema as z.ZodType<ProviderManifest>, (p) => p.id, docs.providers, 'provider');
+
+  crossCheck(docs, files, issues);
+  if (issues.length > 0) throw new ManifestError(issues);
+
+  const scope = new Scope(`root ${root}`);
+  for (const [id, c] of Object.entries(docs.capabilities)) registry.register('capabilities', id, c, scope);
+  for (const [id, h] of Object.entries(handles)) registry.register('schemas', id, h, scope);
+  for (const [id, t] of Object.entries(docs.tools)) registry.register('tools', id, t, scope);
+  for (const [id, p] of Object.entries(docs.providers)) registry.register('providers', id, p, scope);
+  return { root, registry, scope, documents: docs, files };
+}
+
+/** References between manifests that no single file can check. */
+function crossCheck(docs: LoadedRoot['documents'], files: Record<string, string>, issues: ManifestIssue[]): void {
+  for (const c of Object.values(docs.capabilities)) {
+    for (const s of c.schemas) {
+      if (!docs.schemas[s]) issues.push({ file: files[`capability:${c.id}`]!, path: 'schemas', message: `schema "${s}" does not exist`, fix: `add manifests/schemas/${s}.json or remove it` });
+    }
+  }
+  for (const t of Object.values(docs.tools)) {
+    if (!docs.capabilities[t.reducer]) issues.push({ file: files[`tool:${t.name}`]!, path: 'reducer', message: `capability "${t.reducer}" does not exist`, fix: `add manifests/capabilities/${t.reducer}.json or name a known capability` });
+  }
+  for (const p of Object.values(docs.providers)) {
+    const file = files[`provider:${p.id}`]!;
+    p.implements.forEach((cap, i) => {
+      if (!docs.capabilities[cap]) issues.push({ file, path: `implements.${i}`, message: `capability "${cap}" does not exist`, fix: `add manifests/capabilities/${cap}.json or fix the name` });
+    });
+    for (const s of p.schemas ?? []) {
+      if (!docs.schemas[s]) issues.push({ file, path: 'schemas', message: `schema "${s}" does not exist`, fix: `add manifests/schemas/${s}.json or fix the name` });
+    }
+    for (const [cap, sec] of Object.entries(p.security)) {
+      if (!p.implements.includes(cap)) issues.push({ file, path: `security.${cap}`, message: `security is given for "${cap}", which this provider does not implement`, fix: 'remove the entry or add the capability to implements' });
+      const c = docs.capabilities[cap];
+      if (c && !c.control && sec.may_emit_control) issues.push({ file, path: `security.${cap}.may_emit_control`, message: `"${cap}" is a data capability; a data capability can never emit control`, fix: 'set may_emit_control to false' });
+      if (c?.control && sec.max_trust_in === 'T1') issues.push({ file, path: `security.${cap}.max_trust_in`, message: `"${cap}" is a control capability; it may not read T1 (untrusted) input`, fix: 'set max_trust_in to T2 or T0' });
+    }
+    p.escalates_to.forEach((target, i) => {
+      if (!docs.providers[target]) issues.push({ file, path: `escalates_to.${i}`, message: `provider "${target}" does not exist`, fix: 'name a provider id from manifests/providers/' });
+      if (target === p.id) issues.push({ file, path: `escalates_to.${i}`, message: 'a provider cannot escalate to itself', fix: 'name another provider' });
+    });
+  }
+}
+
+function jsonFiles(root: string, dir: string, issues: ManifestIssue[]): string[] {
+  const abs = join(root, 'manifests', dir);
+  if (!existsSync(abs)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(abs).sort()) {
+    if (name.startsWith('.')) continue;
+    if (!name.endsWith('.json')) {
+      issues.push({ file: `manifests/${dir}/${name}`, path: '', message: 'not a .json file', fix: 'manifests are JSON files ending in .json; move other files elsewhere' });
+      continue;
+    }
+    out.push(`manifests/${dir}/${name}`);
+  }
+  return out;
+}
+
+function readJson(root: string, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch (err) {
+    issues.push({ file, path: '', message: `cannot be read: ${(err as Error).message}`, fix: 'check the file permissions' });
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('the top level is not an object');
+    return v as Record<string, unknown>;
+  } catch (err) {
+    issues.push({ file, path: '', message: `is not valid JSON: ${(err as Error).message}`, fix: 'fix the JSON syntax (a linter such as `node -e "JSON.parse(require(\'fs\').readFileSync(0))" < FILE` shows where)' });
+    return undefined;
+  }
+}
+
+function zodIssue(file: string, i: z.core.$ZodIssue): ManifestIssue {
+  const path = i.path.map(String).join('.');
+  if (i.code === 'unrecognized_keys') {
+    const key = i.keys[0]!;
+    const near = nearest(key, KNOWN_KEYS);
+    return {
+      file,
+      path: path ? `${path}.${key}` : key,
+      message: `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`,
+      fix: near ? `did you mean "${near}"? unknown keys are refused so a typo cannot widen a boundary` : 'remove it; unknown keys are refused so a typo cannot widen a boundary',
+    };
+  }
+  return { file, path, message: i.message, fix: 'see the manifest format in README "Manifests"' };
+}
+
+function collectKeys(schema: unknown, into: Set<string>): void {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  if (!shape) return;
+  for (const [k, v] of Object.entries(shape)) {
+    into.add(k);
+    let inner: unknown = v;
+    for (let d = 0; d < 4 && inner; d++) {
+      const def = (inner as { def?: { innerType?: unknown; valueType?: unknown } }).def;
+      if ((inner as { shape?: unknown }).shape) break;
+      inner = def?.innerType ?? def?.valueType;
+    }
+    if (inner) collectKeys(inner, into);
+  }
+}
+
+/** The known key closest to `word` by edit distance, when it is close enough to be a typo. */
+function nearest(word: string, known: Set<string>): string | null {
+  let best: string | null = null;
+  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const k of known) {
+    const d = editDistance(word.toLowerCase(), k.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+export function relativeTo(root: string, p: string): string {
+  return relative(root, p) || '.';
+}

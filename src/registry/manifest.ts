@@ -1,0 +1,146 @@
+/**
+ * manifest@1 — the strict shape of provider, tool and capability manifests.
+ *
+ * Every object is strict: an unknown key is a load error that names the file
+ * and the key path, so a misspelt `secuirty` can never silently widen a
+ * boundary. This module owns the shapes only; reading files and registering
+ * them is `load.ts` and `registry.ts`.
+ */
+import { z } from 'zod';
+import { trustSchema } from '../ledger/events.js';
+
+const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
+export const capabilityId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. extract@1');
+export const schemaId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. log_summary@2');
+
+/** What a provider may do with one capability; a capability not named gets the strictest answer. */
+export const securitySchema = z.strictObject({
+  max_trust_in: trustSchema,
+  may_emit_control: z.boolean(),
+});
+export type Security = z.infer<typeof securitySchema>;
+
+export const samplerSchema = z.strictObject({
+  determinism: z.enum(['seeded', 'sampled']),
+  temperature: z.number().min(0).max(2),
+  top_k: z.number().int().min(0),
+  top_p: z.number().min(0).max(1).optional(),
+  seed: z.number().int().nonnegative(),
+  max_tokens: z.number().int().positive(),
+});
+export type Sampler = z.infer<typeof samplerSchema>;
+
+/** Measured on a machine by `pico probe`; null until measured. */
+export const resourceSchema = z.strictObject({
+  peak_rss_mb: z.number().nonnegative(),
+  load_ms_cold: z.number().nonnegative(),
+  load_ms_warm: z.number().nonnegative(),
+  machine: z.string(),
+  measured_at: z.string(),
+});
+export const costSchema = z.strictObject({
+  p50_ms: z.number().nonnegative(),
+  p90_ms: z.number().nonnegative(),
+  prompt_tokens_per_s: z.number().nonnegative().optional(),
+  decode_tokens_per_s: z.number().nonnegative().optional(),
+  machine: z.string().optional(),
+});
+export type Cost = z.infer<typeof costSchema>;
+
+export const limitsSchema = z.strictObject({
+  timeout_ms: z.number().int().positive(),
+  max_output_bytes: z.number().int().positive(),
+});
+export type Limits = z.infer<typeof limitsSchema>;
+
+const providerCommon = {
+  manifest: z.literal('provider@1'),
+  id,
+  description: z.string().optional(),
+  implements: z.array(capabilityId).min(1),
+  /** output schemas this provider can produce; absent = any schema the capability allows */
+  schemas: z.array(schemaId).min(1).optional(),
+  max_input_bytes: z.number().int().positive(),
+  resource: resourceSchema.nullable(),
+  cost: costSchema.nullable(),
+  security: z.record(capabilityId, securitySchema),
+  confidence_floor: z.number().min(0).max(1).nullable(),
+  escalates_to: z.array(id),
+  /** selection order among equals: lower first (after code-first and cost) */
+  priority: z.number().int().default(100),
+};
+
+export const codeProviderSchema = z.strictObject({
+  ...providerCommon,
+  kind: z.literal('code'),
+  /** name of a module registered in providers/index.ts */
+  entry: z.string().min(1),
+});
+export const shellProviderSchema = z.strictObject({
+  ...providerCommon,
+  kind: z.literal('shell'),
+  /** argv; the first element is resolved against the root when it is relative */
+  command: z.array(z.string().min(1)).min(1),
+  limits: limitsSchema,
+});
+export const ggufProviderSchema = z.strictObject({
+  ...providerCommon,
+  kind: z.literal('gguf'),
+  file: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lower-case hex digits'),
+  threads: z.number().int().positive().default(1),
+  context_size: z.number().int().positive().default(2048),
+  residency: z.enum(['cold', 'warm', 'pinned']).default('cold'),
+  sampler: samplerSchema,
+  prompt: z.string().min(1),
+  limits: limitsSchema,
+});
+export const httpProviderSchema = z.strictObject({
+  ...providerCommon,
+  kind: z.literal('http'),
+  endpoint: z.url(),
+  model: z.string().min(1),
+  sampler: samplerSchema,
+  prompt: z.string().min(1),
+  limits: limitsSchema,
+});
+
+export const providerManifestSchema = z.discriminatedUnion('kind', [
+  codeProviderSchema, shellProviderSchema, ggufProviderSchema, httpProviderSchema,
+]);
+export type ProviderManifest = z.infer<typeof providerManifestSchema>;
+export type ProviderKind = ProviderManifest['kind'];
+export type ManifestOfKind<K extends ProviderKind> = Extract<ProviderManifest, { kind: K }>;
+
+export const toolManifestSchema = z.strictObject({
+  manifest: z.literal('tool@1'),
+  name: id,
+  description: z.string(),
+  /** argv; "{name}" elements are replaced by the checked argument of that name (never through a shell) */
+  command: z.array(z.string().min(1)).min(1),
+  input_schema: z.record(z.string(), z.unknown()),
+  /** argument names whose values are paths; each must resolve inside one of read_paths */
+  path_args: z.array(z.string()).default([]),
+  read_paths: z.array(z.string()).default([]),
+  output: z.strictObject({ media: z.enum(['text', 'json']) }),
+  reducer: capabilityId,
+  effect: z.enum(['read_only', 'destructive']),
+  idempotent: z.boolean(),
+  trust_out: trustSchema,
+  limits: limitsSchema,
+});
+export type ToolManifest = z.infer<typeof toolManifestSchema>;
+
+export const capabilityManifestSchema = z.strictObject({
+  manifest: z.literal('capability@1'),
+  id: capabilityId,
+  description: z.string(),
+  /** a control capability decides what runs next (plan, route); a data one only reduces */
+  control: z.boolean(),
+  /** output schemas this capability may produce */
+  schemas: z.array(schemaId).min(1),
+});
+export type CapabilityManifest = z.infer<typeof capabilityManifestSchema>;
+
+/** The strictest answer for a capability a manifest does not name. */
+export const STRICTEST: Security = { max_trust_in: 'T0', may_emit_control: false };

@@ -1,0 +1,72 @@
+/**
+ * job@1 — what an operator submits (T0).
+ *
+ * A job names a goal, a budget class and a plan: steps that each run a tool
+ * and reduce its output with a capability into a schema, or (with `from`)
+ * reduce earlier steps' facts, as the final `answer@1` step does. The plan
+ * is the operator's; a model never adds to it here (design P2). Strict: an
+ * unknown field is an error naming the field, never ignored.
+ */
+import { z } from 'zod';
+import { budgetClassSchema } from '../ledger/events.js';
+import { capabilityId, schemaId } from '../registry/manifest.js';
+
+const stepName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, "_" or "-"');
+
+export const jobStepSchema = z
+  .strictObject({
+    step: stepName,
+    /** the tool whose output this step reduces; omit to reduce earlier facts (see `from`) */
+    tool: z.string().min(1).optional(),
+    args: z.record(z.string(), z.unknown()).default({}),
+    capability: capabilityId,
+    schema: schemaId,
+    /** earlier steps whose facts are this step's input; default: all earlier steps */
+    from: z.array(stepName).optional(),
+  })
+  .refine((s) => !(s.tool && s.from), { message: 'a step takes its input from a tool or from earlier steps, not both' });
+
+export const jobSchema = z
+  .strictObject({
+    job: z.literal('job@1'),
+    goal: z.string().min(1).max(2000),
+    budget_class: budgetClassSchema,
+    plan: z.array(jobStepSchema).min(1).max(8),
+    /** optional operator label; the session id is assigned by picoharness */
+    label: z.string().max(200).optional(),
+  })
+  .superRefine((job, ctx) => {
+    const seen = new Set<string>();
+    job.plan.forEach((s, i) => {
+      if (seen.has(s.step)) ctx.addIssue({ code: 'custom', path: ['plan', i, 'step'], message: `step name "${s.step}" is used twice` });
+      for (const f of s.from ?? []) {
+        if (!seen.has(f)) ctx.addIssue({ code: 'custom', path: ['plan', i, 'from'], message: `"${f}" is not an earlier step` });
+      }
+      seen.add(s.step);
+    });
+  });
+
+export type Job = z.infer<typeof jobSchema>;
+export type JobStep = z.infer<typeof jobStepSchema>;
+
+export class JobError extends Error {
+  override name = 'JobError';
+  constructor(message: string, readonly fix: string) {
+    super(message);
+  }
+}
+
+/** Parse a job document; errors name the field path and say how to fix it. */
+export function parseJob(value: unknown, where = 'job'): Job {
+  const r = jobSchema.safeParse(value);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => {
+    const path = i.path.join('.') || '(top level)';
+    if (i.code === 'unrecognized_keys') return `${path}: unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    return `${path}: ${i.message}`;
+  });
+  throw new JobError(
+    `${where}: not a valid job@1: ${lines.join('; ')}`,
+    'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch","plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]}; see README "Job files"',
+  );
+}

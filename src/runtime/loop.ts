@@ -1,0 +1,228 @@
+/**
+ * The serial loop of one session (design §4): budget check → next step →
+ * run → commit, until the plan is done or a budget or breaker stops it; then
+ * the answer, with what is held and what is missing named.
+ *
+ * A session folder holds `job.json`; the ledger is the state. Opening an
+ * existing ledger resumes: committed steps are skipped, the step that was in
+ * flight is re-run, and a session that already answered is only re-closed
+ * (result.json rewritten). If the composition changed since the session
+ * began, resuming would mix two configurations in one ledger, so the session
+ * is closed instead, with an explicit outcome naming why.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../ledger/clock.js';
+import type { Composition } from '../ledger/composition.js';
+import { writeComposition, COMPOSITION_FILE } from '../ledger/composition.js';
+import type { EventOf, Measurement } from '../ledger/events.js';
+import { Ledger } from '../ledger/ledger.js';
+import type { Registry } from '../registry/registry.js';
+import type { ProviderAdapter } from '../adapters/types.js';
+import type { ProviderManifest } from '../registry/manifest.js';
+import { weakest } from '../trust.js';
+import { Budget } from './budget.js';
+import { foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
+import type { Hook } from './hooks.js';
+import type { Job } from './job.js';
+import { resultFromEvents, writeResult } from './result.js';
+import { BREAKERS } from './settings.js';
+import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
+
+export type Measure = (providers: string[], schemas: string[]) => Record<string, Record<string, Measurement>>;
+
+export interface LoopDeps {
+  root: string;
+  sessionId: string;
+  sessionDir: string;
+  job: Job;
+  registry: Registry;
+  adapterFor: (p: ProviderManifest) => ProviderAdapter;
+  hooks: readonly Hook[];
+  composition: Composition;
+  compositionHash: string;
+  machine: string;
+  measure: Measure;
+  runTool: ToolRunner;
+  clock: Clock;
+  signal: AbortSignal;
+  log: Logger;
+  onEvent?: (e: import('../ledger/events.js').LedgerEvent) => void;
+  /** inputs given directly per step (pico call), instead of a tool */
+  inputs?: Record<string, DirectInput>;
+  /** serve every step with this provider only (pico call --provider) */
+  onlyProvider?: string;
+}
+
+export interface LoopResult {
+  sessionId: string;
+  outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
+  answer: string | null;
+  resultPath: string | null;
+}
+
+/** Run (or resume) one session to its answer, or until the signal asks it to stop. */
+export async function runLoop(d: LoopDeps): Promise<LoopResult> {
+  const { ledger, torn } = Ledger.open(d.sessionDir, d.sessionId, d.clock);
+  if (d.onEvent) ledger.onAppend = d.onEvent;
+  try {
+    if (torn) d.log.warn({ session: d.sessionId, torn }, 'torn last ledger line set aside; resuming from the last complete event');
+    let state = foldSession(ledger.all);
+    if (!state.answered) {
+      if (ledger.all.length === 0 || state.compositionHash === null) writePreamble(d, ledger, state);
+      else if (state.compositionHash !== d.compositionHash) closeChangedComposition(d, ledger, state);
+      else {
+        completePreamble(d, ledger, state);
+        ledger.append({ type: 'resumed', after_seq: state.lastSeq, reason: 'the session had no answer when the runtime (re)started; committed steps are kept, the step in flight is re-run' });
+        ledger.commit();
+        d.log.info({ session: d.sessionId, after_seq: state.lastSeq }, 'session resumed');
+      }
+      state = foldSession(ledger.all);
+    }
+    if (!state.answered) {
+      const run = await runSteps(d, ledger, state);
+      if (run.interrupted) return { sessionId: d.sessionId, outcome: 'interrupted', answer: null, resultPath: null };
+      sendAnswer(d, ledger, foldSession(ledger.all), run.budget);
+    }
+    ledger.close();
+    const doc = resultFromEvents(d.sessionId, ledger.all);
+    const resultPath = writeResult(d.sessionDir, doc);
+    return { sessionId: d.sessionId, outcome: doc.outcome, answer: doc.answer, resultPath };
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Events 0..3: composition, the operator's input, the policy snapshot, the plan. */
+function writePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): void {
+  if (ledger.all.length === 0) {
+    writeComposition(d.sessionDir, d.composition);
+    ledger.append({ type: 'composition', hash: d.compositionHash, machine: d.clock.measured(0, 'machine', d.machine), config: COMPOSITION_FILE });
+  }
+  completePreamble(d, ledger, state);
+}
+
+function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): void {
+  const job = d.job;
+  if (!state.userInput) {
+    ledger.append({ type: 'user_input', text: job.goal, trust: 'T0', budget_class: job.budget_class, job: job as unknown as Record<string, unknown> });
+  }
+  if (!state.measurements) {
+    const caps = new Set(job.plan.map((s) => s.capability));
+    const schemas = [...new Set(job.plan.map((s) => s.schema))];
+    const providers = [...d.registry.providers.values()].filter((p) => p.implements.some((c) => caps.has(c))).map((p) => p.id).sort();
+    const live = d.measure(providers, schemas);
+    const measurements: Record<string, Record<string, Measurement>> = {};
+    for (const p of providers) {
+      measurements[p] = {};
+      for (const s of schemas) measurements[p]![s] = live[p]?.[s] ?? { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' };
+    }
+    ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(ledger.nextSeq, 'measurements', measurements), source: 'memory/episodic.db' });
+  }
+  if (!state.planned) {
+    ledger.append({
+      type: 'plan_created',
+      steps: job.plan.map((s, i) => ({
+        step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema,
+        from: s.tool ? [] : s.from ?? job.plan.slice(0, i).map((p) => p.step),
+      })),
+    });
+  }
+  ledger.commit();
+}
+
+/** Resuming under another composition is impossible: close with an explicit outcome. */
+function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionState): void {
+  const reason = `the composition changed since this session started (${state.compositionHash} -> ${d.compositionHash}): manifests, schemas, prompts or code differ, so it cannot be resumed; resubmit the job`;
+  for (const s of d.job.plan) {
+    if (!stepDone(state, s.step)) {
+      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: reason, attempt: 0 });
+    }
+  }
+  ledger.commit();
+  d.log.warn({ session: d.sessionId }, reason);
+}
+
+/** Run every step not yet done; says whether the signal interrupted it. */
+async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; budget: Budget }> {
+  const budget = new Budget(d.job.budget_class, state.spent);
+  const held = new Map<string, HeldFact>(state.facts);
+  const missing = new Map(state.missing);
+  let stopped = state.stopped;
+  let started = 0;
+  const ctx: StepContext = {
+    sessionId: d.sessionId, root: d.root, ledger, registry: d.registry, adapterFor: d.adapterFor, hooks: d.hooks,
+    budget, measurements: state.measurements ?? {}, runTool: d.runTool, goal: d.job.goal,
+    history: (p, s) => state.measurements?.[p]?.[s]?.pass_rate ?? null,
+  };
+  for (const [i, s] of d.job.plan.entries()) {
+    if (held.has(s.step) || missing.has(s.step)) continue;
+    if (d.signal.aborted) return { interrupted: true, budget };
+    const fail = (type: 'budget_exhausted' | 'breaker_tripped', error: string, extra: Record<string, unknown>) => {
+      ledger.append({ type, step: s.step, provider: null, capability: s.capability, schema: s.schema, error, attempt: 0, ...extra } as Parameters<Ledger['append']>[0]);
+      ledger.commit();
+      missing.set(s.step, error);
+    };
+    if (stopped) {
+      missing.set(s.step, stopped);
+      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: `not run: ${stopped}`, attempt: 0 });
+      ledger.commit();
+      continue;
+    }
+    const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
+    const over = Budget.over(spent, budget.limits);
+    if (over) {
+      stopped = `80% of the ${d.job.budget_class} budget's ${over} is spent (${spent[over as keyof typeof spent]} of ${budget.limits[over as keyof typeof budget.limits]})`;
+      fail('budget_exhausted', stopped, { spent, limit: over });
+      continue;
+    }
+    if (started >= BREAKERS.max_steps) {
+      stopped = `max_steps breaker: ${BREAKERS.max_steps} steps ran in this session`;
+      fail('breaker_tripped', stopped, { breaker: 'max_steps' });
+      continue;
+    }
+    started++;
+    const from = s.tool ? null : s.from ?? d.job.plan.slice(0, i).map((p) => p.step);
+    d.log.info({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
+    const t0 = performance.now();
+    const input = d.inputs?.[s.step];
+    const out = await runStep(ctx, {
+      step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: input ? null : from,
+      ...(input ? { input } : {}), ...(d.onlyProvider ? { onlyProvider: d.onlyProvider } : {}),
+    }, held);
+    if (out.ok) held.set(s.step, out.fact);
+    else missing.set(s.step, out.reason);
+    d.log.info({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
+  }
+  return { interrupted: false, budget };
+}
+
+/** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing. */
+function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Budget): void {
+  const plan = d.job.plan;
+  const missing = plan.filter((s) => !state.facts.has(s.step)).map((s) => `${s.step} (${s.schema}): ${state.missing.get(s.step) ?? 'not run'}`);
+  const last = plan[plan.length - 1]!;
+  const answerFact = state.facts.get(last.step);
+  const dataFacts = plan.filter((s) => s.step !== last.step && state.facts.has(s.step));
+  let text: string;
+  let outcome: EventOf<'answer_sent'>['outcome'];
+  if (answerFact && last.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
+    text = (answerFact.fact as { text: string }).text;
+  } else if (state.facts.size > 0) {
+    text = [...state.facts.values()].map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
+  } else text = '';
+  if (missing.length === 0) outcome = 'answered';
+  else if (state.facts.size > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
+  else outcome = 'declined';
+  if (outcome === 'declined') {
+    const reason = `nothing could be established: ${missing.join('; ')}`;
+    ledger.append({ type: 'declined', reason, missing });
+    text = `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`;
+  } else if (outcome === 'partial') {
+    text = `${text}\n(partial answer — missing: ${missing.join('; ')})`;
+  }
+  const trust = weakest([...state.facts.values()].map((f) => f.trust), 'T0');
+  const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
+  ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });
+  ledger.commit();
+  d.log.info({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
+}

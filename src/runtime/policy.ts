@@ -1,0 +1,103 @@
+/**
+ * The selection policy: `select(capability, input, budget)` (design §3).
+ *
+ * Six filters in order — implements it (and the schema) → fits the input
+ * size → admits the input's trust → control flag matches → measured pass
+ * rate clears the floor → p90 cost fits the remaining budget. A measurement
+ * filter lets "no measurement yet" through. Survivors are ordered code first,
+ * then cheapest, then manifest priority, then id. Every rejection is kept
+ * with its reason, so an empty result becomes a `capability_gap` event that
+ * says why. The policy reads only what it is given: measurements come from
+ * the session's recorded `policy_snapshot`, never from a live database, so a
+ * replay routes exactly as the run did.
+ */
+import type { Measurement } from '../ledger/events.js';
+import type { CapabilityManifest, ProviderManifest } from '../registry/manifest.js';
+import { STRICTEST } from '../registry/manifest.js';
+import { admits, isControlSafe, type Trust } from '../trust.js';
+import { BREAKERS, MIN_OBSERVATIONS, MIN_PASS_RATE } from './settings.js';
+
+export interface SelectRequest {
+  capability: CapabilityManifest;
+  schemaId: string;
+  inputTrust: Trust;
+  inputBytes: number;
+  /** wall ms left in the budget */
+  remainingMs: number;
+  /** provider id -> schema id -> measurement, from the policy snapshot */
+  measurements: Record<string, Record<string, Measurement>>;
+  /** model-kind providers: the adapter says which kinds are models */
+  isModel: (p: ProviderManifest) => boolean;
+}
+
+export interface Rejection {
+  provider: string;
+  filter: 'implements' | 'size' | 'trust' | 'control' | 'pass_rate' | 'cost';
+  reason: string;
+}
+
+export interface Selection {
+  candidates: ProviderManifest[];
+  rejected: Rejection[];
+}
+
+/** The most bytes this provider may be shown. */
+export function inputLimit(p: ProviderManifest, isModel: boolean): number {
+  return isModel ? Math.min(p.max_input_bytes, BREAKERS.max_bytes_to_model) : p.max_input_bytes;
+}
+
+/** The p90 cost this policy charges for a provider: measured when there is enough, else the manifest's. */
+export function chargedP90(p: ProviderManifest, m: Measurement | undefined): number | null {
+  if (m && m.n >= MIN_OBSERVATIONS && m.p90_ms !== null) return m.p90_ms;
+  return p.cost?.p90_ms ?? null;
+}
+
+/** Filter and order every provider for one call. */
+export function select(providers: Iterable<ProviderManifest>, req: SelectRequest): Selection {
+  const rejected: Rejection[] = [];
+  const ok: { p: ProviderManifest; p90: number | null }[] = [];
+  const cap = req.capability;
+  for (const p of providers) {
+    if (!p.implements.includes(cap.id)) continue; // not a candidate at all
+    const reject = (filter: Rejection['filter'], reason: string) => rejected.push({ provider: p.id, filter, reason });
+    if (p.schemas && !p.schemas.includes(req.schemaId)) {
+      reject('implements', `implements ${cap.id} but not for schema ${req.schemaId} (only ${p.schemas.join(', ')})`);
+      continue;
+    }
+    const limit = inputLimit(p, req.isModel(p));
+    if (req.inputBytes > limit) {
+      reject('size', `input is ${req.inputBytes} bytes, over its limit of ${limit}`);
+      continue;
+    }
+    const sec = p.security[cap.id] ?? STRICTEST;
+    if (!admits(sec.max_trust_in, req.inputTrust)) {
+      reject('trust', `input trust ${req.inputTrust} is not admitted (max_trust_in ${sec.max_trust_in})`);
+      continue;
+    }
+    if (cap.control && (!sec.may_emit_control || !isControlSafe(req.inputTrust))) {
+      reject('control', sec.may_emit_control ? `a control decision cannot be made from ${req.inputTrust} input` : `${cap.id} is a control capability and this provider may not emit control`);
+      continue;
+    }
+    if (!cap.control && sec.may_emit_control) {
+      reject('control', `${cap.id} is a data capability; a provider flagged may_emit_control does not serve it`);
+      continue;
+    }
+    const m = req.measurements[p.id]?.[req.schemaId];
+    if (m && m.n >= MIN_OBSERVATIONS && m.pass_rate !== null && m.pass_rate < MIN_PASS_RATE) {
+      reject('pass_rate', `measured pass rate ${(m.pass_rate * 100).toFixed(0)}% over ${m.n} calls is below ${MIN_PASS_RATE * 100}%`);
+      continue;
+    }
+    const p90 = chargedP90(p, m);
+    if (p90 !== null && p90 > req.remainingMs) {
+      reject('cost', `p90 ${Math.round(p90)} ms does not fit the ${Math.round(req.remainingMs)} ms left`);
+      continue;
+    }
+    ok.push({ p, p90 });
+  }
+  ok.sort((a, b) =>
+    Number(b.p.kind === 'code') - Number(a.p.kind === 'code') ||
+    (a.p90 ?? Infinity) - (b.p90 ?? Infinity) ||
+    a.p.priority - b.p.priority ||
+    a.p.id.localeCompare(b.p.id));
+  return { candidates: ok.map((x) => x.p), rejected };
+}

@@ -1,0 +1,99 @@
+/**
+ * Deterministic replay (design §2): run a finished session again from its
+ * recorded inputs — the job, the policy snapshot, the tool outputs in its
+ * blobs — with a clock that answers with the recorded times and durations,
+ * into a scratch folder, and diff the two ledgers line by line. Code
+ * providers and seeded models give an identical ledger; any difference is
+ * reported at its first line. A session recorded under another composition
+ * is refused unless the caller asks only for the composition difference.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProviderError } from '../adapters/types.js';
+import { replayClock } from '../ledger/clock.js';
+import { diffCompositions, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
+import type { LedgerEvent } from '../ledger/events.js';
+import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
+import { parseJob } from './job.js';
+import type { Runtime } from './runtime.js';
+import type { DirectInput, ToolRunner } from './step.js';
+
+export interface ReplayReport {
+  session: string;
+  identical: boolean;
+  lines: { original: number; replayed: number };
+  firstDifference: { line: number; original: string | null; replayed: string | null } | null;
+  compositionDiffers: string[] | null;
+}
+
+/** Re-run a session and compare ledgers. */
+export async function replaySession(rt: Runtime, sessionId: string, opts: { keep?: boolean } = {}): Promise<ReplayReport> {
+  const dir = rt.sessionDir(sessionId);
+  if (!existsSync(join(dir, LEDGER_FILE))) throw new Error(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/ (pico status lists recent ones)`);
+  const original = readLedger(dir);
+  const comp = original[0];
+  if (!comp || comp.type !== 'composition') throw new Error(`${dir}: the ledger does not start with a composition event`);
+  if (!original.some((e) => e.type === 'answer_sent')) throw new Error(`session ${sessionId} has not finished; replay compares finished sessions`);
+  const current = rt.currentComposition();
+  if (comp.hash !== current.hash) {
+    const stored = JSON.parse(readFileSync(join(dir, COMPOSITION_FILE), 'utf8')) as Composition;
+    return {
+      session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
+      compositionDiffers: diffCompositions(stored, current.doc),
+    };
+  }
+  const user = original.find((e) => e.type === 'user_input');
+  if (!user || user.type !== 'user_input') throw new Error(`${dir}: the ledger has no user_input event`);
+  const job = parseJob(user.job, `${dir} user_input.job`);
+  const scratch = mkdtempSync(join(tmpdir(), `pico-replay-${sessionId}-`));
+  try {
+    const inputs: Record<string, DirectInput> = {};
+    if (job.label?.startsWith('pico call')) {
+      for (const e of original) {
+        if (e.type !== 'tool_output') continue;
+        const started = original.find((s) => s.type === 'step_started' && s.step === e.step);
+        inputs[e.step] = { text: readBlob(dir, e.blob), trust: started?.type === 'step_started' ? started.trust : 'T1', label: e.tool };
+      }
+    }
+    const onlyProvider = job.label?.match(/^pico call --provider (\S+)$/)?.[1];
+    await rt.runSession(sessionId, {
+      job, sessionDir: scratch, clock: replayClock(original), runTool: recordedTools(dir, original), inputs,
+      ...(onlyProvider ? { onlyProvider } : {}),
+    });
+    const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
+    const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
+    let firstDifference: ReplayReport['firstDifference'] = null;
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (a[i] !== b[i]) {
+        firstDifference = { line: i + 1, original: a[i] ?? null, replayed: b[i] ?? null };
+        break;
+      }
+    }
+    return { session: sessionId, identical: firstDifference === null, lines: { original: a.length, replayed: b.length }, firstDifference, compositionDiffers: null };
+  } finally {
+    if (!opts.keep) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function readBlob(dir: string, ref: string): string {
+  return readFileSync(join(dir, 'blobs', ref.replace(/^sha256:/, '')), 'utf8');
+}
+
+/** A tool runner that answers each step's tool calls, in order, with what the ledger recorded. */
+function recordedTools(dir: string, events: readonly LedgerEvent[]): ToolRunner {
+  const queues = new Map<string, LedgerEvent[]>();
+  for (const e of events) {
+    const isTool = e.type === 'tool_output' || ((e.type === 'tool_failed' || e.type === 'tool_timeout' || e.type === 'tool_empty') && e.provider === null);
+    if (!isTool) continue;
+    const step = (e as { step: string }).step;
+    queues.set(step, [...(queues.get(step) ?? []), e]);
+  }
+  return async (tool, _args, step) => {
+    const e = queues.get(step)?.shift();
+    if (!e) throw new Error(`replay: the recorded session has no more output for tool ${tool.name} at step ${step}; the replay took a different path`);
+    if (e.type === 'tool_output') return { output: readBlob(dir, e.blob), exitCode: e.exit_code, durationMs: e.duration_ms, truncated: e.truncated };
+    const type = e.type as 'tool_failed' | 'tool_timeout' | 'tool_empty';
+    throw new ProviderError(type, (e as { error: string }).error.replace(/^tool \S+: /, ''));
+  };
+}

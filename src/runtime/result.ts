@@ -1,0 +1,72 @@
+/**
+ * `sessions/<id>/result.json`: what a person or script reads when a job ends —
+ * outcome, answer, the facts with provenance, budget spent. It is derived
+ * from the ledger (and can be rewritten from it at any time); it is written
+ * atomically (temp file, fsync, rename, directory fsync), and its presence
+ * is what tells the daemon a session is finished.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LedgerEvent } from '../ledger/events.js';
+import { LEDGER_FILE, syncDir } from '../ledger/ledger.js';
+
+export const RESULT_FILE = 'result.json';
+
+export interface SessionResultDoc {
+  result: 'result@1';
+  session_id: string;
+  goal: string | null;
+  outcome: 'answered' | 'partial' | 'declined';
+  answer: string;
+  missing: string[];
+  trust: string;
+  facts: { step: string; schema: string; provider: string; trust: string; confidence: number | null; fact: unknown; provenance: string }[];
+  spent: { wall_ms: number; model_calls: number; cpu_ms: number };
+  composition: string | null;
+  started_at: string | null;
+  ended_at: string;
+}
+
+/** Build the result document from a finished session's events. */
+export function resultFromEvents(sessionId: string, events: readonly LedgerEvent[]): SessionResultDoc {
+  const answer = [...events].reverse().find((e) => e.type === 'answer_sent');
+  if (!answer || answer.type !== 'answer_sent') throw new Error(`session ${sessionId} has no answer_sent event yet`);
+  const comp = events.find((e) => e.type === 'composition');
+  const user = events.find((e) => e.type === 'user_input');
+  const facts: SessionResultDoc['facts'] = [];
+  for (const e of events) {
+    if (e.type !== 'fact_added') continue;
+    facts.push({
+      step: e.step, schema: e.schema, provider: e.provider, trust: e.trust, confidence: e.confidence, fact: e.fact,
+      provenance: `sessions/${sessionId}/${LEDGER_FILE}#${e.seq}`,
+    });
+  }
+  return {
+    result: 'result@1', session_id: sessionId,
+    goal: user?.type === 'user_input' ? user.text : null,
+    outcome: answer.outcome, answer: answer.text, missing: answer.missing, trust: answer.trust,
+    facts, spent: answer.spent,
+    composition: comp?.type === 'composition' ? comp.hash : null,
+    started_at: events[0]?.t ?? null, ended_at: answer.t,
+  };
+}
+
+/** Write a JSON document atomically and durably. */
+export function writeJsonAtomic(path: string, doc: unknown): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, JSON.stringify(doc, null, 2) + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  syncDir(join(path, '..'));
+}
+
+export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
+  const path = join(sessionDir, RESULT_FILE);
+  writeJsonAtomic(path, doc);
+  return path;
+}

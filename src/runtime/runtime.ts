@@ -1,0 +1,216 @@
+/**
+ * The runtime of one root: its registry, adapters and composition, and the
+ * one entry point that runs a session — used alike by `pico run`, `pico call`,
+ * `pico replay` and the daemon, so the foreground and the service run exactly
+ * the same code.
+ *
+ * Manifests are re-read before each session when the files changed (a cheap
+ * stat of the folders), so a provider dropped into `manifests/providers/`
+ * serves the next job. A broken manifest never stops a running daemon: the
+ * last good set stays in force and the error (file, key, fix) is logged.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import { createAdapters, disposeAdapters, type Adapters } from '../adapters/index.js';
+import type { ProviderAdapter } from '../adapters/types.js';
+import { digestBytes } from '../ledger/canonical.js';
+import { systemClock, type Clock } from '../ledger/clock.js';
+import { buildComposition, compositionHash, type Composition } from '../ledger/composition.js';
+import type { LedgerEvent } from '../ledger/events.js';
+import { machineHash } from '../machine/profile.js';
+import { listPrompts } from '../prompts/envelope.js';
+import { loadRoot, type LoadedRoot } from '../registry/load.js';
+import type { ProviderManifest } from '../registry/manifest.js';
+import { runTool } from '../tools/index.js';
+import { makeWorkDir } from '../world/workdir.js';
+import type { Hook } from './hooks.js';
+import { parseJob, type Job } from './job.js';
+import { runLoop, type LoopResult, type Measure } from './loop.js';
+import type { DirectInput, ToolRunner } from './step.js';
+
+export type SessionResult = LoopResult;
+
+export interface RuntimeOptions {
+  log?: Logger;
+  hooks?: Hook[];
+  /** where measured pass rates and costs come from; default: the root's memory index */
+  measure?: Measure;
+}
+
+export interface RunSessionOptions {
+  signal?: AbortSignal;
+  onEvent?: (e: LedgerEvent) => void;
+  /** replay: the recorded clock and tool outputs */
+  clock?: Clock;
+  runTool?: ToolRunner;
+  /** where the session folder lives (replay writes elsewhere); default sessions/<id> */
+  sessionDir?: string;
+  /** an already-parsed job (replay, pico run) instead of reading job.json */
+  job?: Job;
+  inputs?: Record<string, DirectInput>;
+  onlyProvider?: string;
+}
+
+export const SESSIONS_DIR = 'sessions';
+
+/** The folder of the package itself (where shipped providers and manifests live). */
+export const PACKAGE_DIR = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return dir;
+})();
+
+export class Runtime {
+  private loaded!: LoadedRoot;
+  private composition!: Composition;
+  private hash!: string;
+  private fingerprint = '';
+  private readonly adapters: Adapters;
+  private readonly machine = machineHash();
+  readonly log: Logger;
+
+  private constructor(readonly root: string, private readonly opts: RuntimeOptions) {
+    this.log = opts.log ?? pino({ level: 'silent' });
+    this.adapters = createAdapters();
+  }
+
+  static async open(root: string, opts: RuntimeOptions = {}): Promise<Runtime> {
+    const rt = new Runtime(root, opts);
+    await rt.reload();
+    return rt;
+  }
+
+  get registry() {
+    return this.loaded.registry;
+  }
+
+  get loadedRoot(): LoadedRoot {
+    return this.loaded;
+  }
+
+  currentComposition(): { doc: Composition; hash: string; machine: string } {
+    return { doc: this.composition, hash: this.hash, machine: this.machine };
+  }
+
+  adapterFor = (p: ProviderManifest): ProviderAdapter => this.adapters[p.kind] as ProviderAdapter;
+
+  /** Re-read manifests and prompts when their files changed; keep the last good set on error. */
+  async refresh(): Promise<void> {
+    if (manifestFingerprint(this.root) === this.fingerprint) return;
+    try {
+      await this.reload();
+      this.log.info({ composition: this.hash }, 'manifests reloaded');
+    } catch (err) {
+      this.fingerprint = manifestFingerprint(this.root);
+      this.log.error({ err: (err as Error).message }, 'manifests changed but do not load; the last good set stays in force until they are fixed');
+    }
+  }
+
+  private async reload(): Promise<void> {
+    const fingerprint = manifestFingerprint(this.root);
+    const loaded = loadRoot(this.root);
+    const prompts: Record<string, string> = {};
+    for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
+    const composition = buildComposition(loaded, prompts, providerCodeDigests());
+    const old = this.loaded;
+    this.loaded = loaded;
+    this.composition = composition;
+    this.hash = compositionHash(composition);
+    this.fingerprint = fingerprint;
+    if (old) await old.scope.unwind();
+  }
+
+  sessionDir(sessionId: string): string {
+    return join(this.root, SESSIONS_DIR, sessionId);
+  }
+
+  /** Run, or resume, the session in sessions/<id>/ (whose job.json holds the job). */
+  async runSession(sessionId: string, o: RunSessionOptions = {}): Promise<SessionResult> {
+    await this.refresh();
+    const dir = o.sessionDir ?? this.sessionDir(sessionId);
+    const job = o.job ?? parseJob(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')), join(dir, 'job.json'));
+    const root = this.root;
+    const liveTool: ToolRunner = async (tool, args, step) => {
+      const workDir = await makeWorkDir(root, sessionId, step);
+      // Not the session's stop signal: shutdown lets the step in flight finish (tools have their own limits).
+      return runTool(tool, args, { root, workDir });
+    };
+    return runLoop({
+      root, sessionId, sessionDir: dir, job, registry: this.loaded.registry, adapterFor: this.adapterFor,
+      hooks: this.opts.hooks ?? [], composition: this.composition, compositionHash: this.hash, machine: this.machine,
+      measure: this.opts.measure ?? defaultMeasure(root, this.log), runTool: o.runTool ?? liveTool,
+      clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
+      ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
+      ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}),
+    });
+  }
+
+  async close(): Promise<void> {
+    await disposeAdapters(this.adapters);
+    await this.loaded.scope.unwind();
+  }
+}
+
+/** Open the runtime of a root; throws a ManifestError naming every broken file and its fix. */
+export async function openRuntime(root: string, opts: RuntimeOptions = {}): Promise<Runtime> {
+  return Runtime.open(root, opts);
+}
+
+/** A cheap fingerprint of the manifest and prompt folders: names, sizes, mtimes. */
+function manifestFingerprint(root: string): string {
+  const parts: string[] = [];
+  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'prompts']) {
+    const abs = join(root, dir);
+    if (!existsSync(abs)) continue;
+    for (const name of readdirSync(abs).sort()) {
+      const st = statSync(join(abs, name));
+      parts.push(`${dir}/${name}:${st.size}:${st.mtimeMs}`);
+    }
+  }
+  return parts.join('|');
+}
+
+let codeDigests: Record<string, string> | null = null;
+/** Digests of the shipped code providers (the package's providers/ folder), once per process. */
+function providerCodeDigests(): Record<string, string> {
+  if (codeDigests) return codeDigests;
+  const out: Record<string, string> = {};
+  const base = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'providers');
+  const walk = (dir: string, rel: string) => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir).sort()) {
+      const abs = join(dir, name);
+      if (statSync(abs).isDirectory()) walk(abs, `${rel}${name}/`);
+      else if (/\.(js|ts)$/.test(name) && !name.endsWith('.d.ts')) out[`code:${rel}${name.replace(/\.(js|ts)$/, '')}`] = digestBytes(readFileSync(abs));
+    }
+  };
+  walk(base, '');
+  codeDigests = out;
+  return out;
+}
+
+/** Measurements from the root's memory index, or none when it does not exist yet. */
+function defaultMeasure(root: string, log: Logger): Measure {
+  return (providers, schemas) => {
+    const db = join(root, 'memory', 'episodic.db');
+    if (!existsSync(db)) return {};
+    try {
+      return measureFromMemory(db, providers, schemas);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
+      return {};
+    }
+  };
+}
+
+let measureFromMemory: (db: string, providers: string[], schemas: string[]) => ReturnType<Measure> = () => ({});
+/** Install the memory index's measurement reader (kept as a seam so the core does not load SQLite unless used). */
+export function setMemoryMeasure(fn: typeof measureFromMemory): void {
+  measureFromMemory = fn;
+}

@@ -1,0 +1,38 @@
+/**
+ * Policy settings: the hard breakers and the budget classes (design §4).
+ * They are part of every session's composition, so changing one changes the
+ * composition hash and a replay notices.
+ */
+import type { BudgetClass } from '../ledger/events.js';
+
+export const BREAKERS = {
+  max_steps: 8,
+  /** failed attempts of one provider within a step before escalation */
+  max_retries_per_step: 2,
+  /** the most input bytes a model provider may be shown */
+  max_bytes_to_model: 8 * 1024,
+} as const;
+
+export interface BudgetLimits {
+  wall_ms: number;
+  model_calls: number;
+  cpu_ms: number;
+}
+
+export const BUDGETS: Record<BudgetClass, BudgetLimits> = {
+  interactive: { wall_ms: 5_000, model_calls: 2, cpu_ms: 5_000 },
+  attended: { wall_ms: 60_000, model_calls: 8, cpu_ms: 60_000 },
+  background: { wall_ms: 30 * 60_000, model_calls: 32, cpu_ms: 30 * 60_000 },
+  batch: { wall_ms: 8 * 3_600_000, model_calls: 256, cpu_ms: 8 * 3_600_000 },
+};
+
+/** Share of a budget after which no new step starts and the answer is given with what is held. */
+export const BUDGET_SOFT_SHARE = 0.8;
+
+/** A measured pass rate below this (with enough observations) takes a provider out of selection. */
+export const MIN_PASS_RATE = 0.2;
+/** Observations needed before a measurement counts (below it, the manifest is believed). */
+export const MIN_OBSERVATIONS = 5;
+
+/** Budget classes in queue priority order. */
+export const CLASS_PRIORITY: readonly BudgetClass[] = ['interactive', 'attended', 'background', 'batch'];

@@ -1,0 +1,298 @@
+/**
+ * One step, through the six phases (design §4):
+ * SELECT → PREPARE → EXECUTE → REDUCE → VALIDATE → COMMIT.
+ *
+ * EXECUTE runs the step's tool through the execution world (or gathers the
+ * earlier facts a `from` step reduces); REDUCE calls the selected provider on
+ * exactly the input recorded in the ledger; VALIDATE runs the ladder; COMMIT
+ * appends the fact and fdatasyncs before anything else happens. A provider
+ * that fails validation is retried with the error fed back (providers whose
+ * output is text; a pure code provider would only repeat itself), then its
+ * `escalates_to` chain is followed; when nothing is left the step gives up
+ * with `step_failed`, and the answer names it as missing. Every outcome is
+ * an event; nothing here decides what step comes next (the loop does).
+ */
+import type { ProviderAdapter } from '../adapters/types.js';
+import { ProviderError } from '../adapters/types.js';
+import { digestBytes } from '../ledger/canonical.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { NewEvent } from '../ledger/events.js';
+import { runLadder } from '../ladder/index.js';
+import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.js';
+import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
+import type { Registry } from '../registry/registry.js';
+import { weakest, type Trust } from '../trust.js';
+import { Budget } from './budget.js';
+import type { HeldFact } from './fold.js';
+import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
+import { select } from './policy.js';
+import { BREAKERS } from './settings.js';
+import { assertVisible, factsInput, rebuildView, type FactInput } from './view.js';
+
+/** How a step gets its tool output: run the tool live, or (in replay) from the recorded ledger. */
+export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
+
+export interface StepContext {
+  sessionId: string;
+  root: string;
+  ledger: Ledger;
+  registry: Registry;
+  adapterFor: (p: ProviderManifest) => ProviderAdapter;
+  hooks: readonly Hook[];
+  budget: Budget;
+  measurements: Record<string, Record<string, import('../ledger/events.js').Measurement>>;
+  runTool: ToolRunner;
+  goal: string;
+  /** pass rate per provider id for the confidence signal */
+  history: (provider: string, schema: string) => number | null;
+}
+
+export interface StepSpec {
+  step: string;
+  tool: string | null;
+  args: Record<string, unknown>;
+  capability: string;
+  schema: string;
+  /** fact steps this step reduces (null for a tool step) */
+  from: string[] | null;
+  /** when set, only this provider may serve the step (pico call --provider) */
+  onlyProvider?: string;
+  /** input given directly (pico call): recorded like a tool output, under `label` */
+  input?: DirectInput;
+}
+
+export interface DirectInput {
+  text: string;
+  trust: Trust;
+  label: string;
+}
+
+export type StepOutcome = { ok: true; fact: HeldFact } | { ok: false; reason: string };
+
+/** Run one step to a committed fact or a recorded give-up. */
+export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string, HeldFact>): Promise<StepOutcome> {
+  const { ledger } = ctx;
+  const capability = ctx.registry.capability(spec.capability);
+  const schema = ctx.registry.schema(spec.schema);
+  const tool = spec.tool ? ctx.registry.tool(spec.tool) : null;
+  if (!capability.schemas.includes(spec.schema)) {
+    return giveUp(ctx, spec, 'step_failed', `capability ${spec.capability} does not produce schema ${spec.schema} (it produces ${capability.schemas.join(', ')})`);
+  }
+  const facts: FactInput[] = [];
+  const missing: string[] = [];
+  for (const s of spec.from ?? []) {
+    const f = held.get(s);
+    if (f) facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact });
+    else missing.push(s);
+  }
+  // Trust of the step's input: the tool's declared output trust, or the weakest of the facts it reads.
+  const trust: Trust = spec.input ? spec.input.trust : tool ? tool.trust_out : weakest(facts.map((f) => f.trust));
+  const toolLabel = spec.input?.label ?? tool?.name ?? null;
+  ledger.append({ type: 'step_started', step: spec.step, tool: toolLabel, trust, capability: spec.capability, schema: spec.schema });
+  const phase = (p: Phase, provider: string | null, payload: unknown) =>
+    runHooks(ctx.hooks, { sessionId: ctx.sessionId, step: spec.step, phase: p, capability: spec.capability, schema: spec.schema, provider, payload });
+
+  try {
+    // PREPARE: the tool's arguments (checked against its input schema by the tool runner).
+    const args = tool ? (phase('PREPARE', null, spec.args) as Record<string, unknown>) : {};
+    if (tool?.effect === 'destructive') {
+      ledger.append({ type: 'approval_requested', step: spec.step, reason: `tool ${tool.name} is destructive` });
+      return giveUp(ctx, spec, 'approval_denied', `tool ${tool.name} is destructive and no approver is configured; destructive steps always stop for a person`, { tool: tool.name });
+    }
+    // EXECUTE: run the tool, or gather the facts this step reduces.
+    let input: string;
+    if (spec.input) {
+      const blob = ledger.blobs.put(spec.input.text);
+      ledger.append({ type: 'tool_output', step: spec.step, tool: spec.input.label, blob: blob.ref, bytes: blob.bytes, exit_code: null, duration_ms: 0, truncated: false });
+      input = spec.input.text;
+    } else if (tool) {
+      try {
+        const run = await ctx.runTool(tool, args, spec.step);
+        // An EXECUTE hook may change the tool's output before it is recorded, never after.
+        run.output = phase('EXECUTE', null, run.output) as string;
+        const blob = ledger.blobs.put(run.output);
+        ledger.append({
+          type: 'tool_output', step: spec.step, tool: tool.name, blob: blob.ref, bytes: blob.bytes,
+          exit_code: run.exitCode, duration_ms: ctx.ledger.clock.measured(ledger.nextSeq, 'duration_ms', Math.round(run.durationMs)),
+          truncated: run.truncated,
+        });
+        input = run.output;
+      } catch (err) {
+        if (err instanceof ProviderError) return giveUp(ctx, spec, err.type, `tool ${tool.name}: ${err.message}`, { tool: tool.name, detailTrust: 'T1' });
+        throw err;
+      }
+    } else {
+      // A facts step's input is what the ledger holds; a hook may observe it (a change would be
+      // unlogged and is caught by the visibility check before the call).
+      input = phase('EXECUTE', null, factsInput(ctx.goal, facts, missing)) as string;
+    }
+    const inputBytes = Buffer.byteLength(input, 'utf8');
+
+    // SELECT: the policy's candidates for this capability, schema, input size and trust.
+    const sel = select(ctx.registry.providers.values(), {
+      capability, schemaId: spec.schema, inputTrust: trust, inputBytes,
+      remainingMs: Math.max(0, ctx.budget.limits.wall_ms - ctx.budget.spent().wall_ms),
+      measurements: ctx.measurements, isModel: (p) => ctx.adapterFor(p).isModel,
+    });
+    let candidates = sel.candidates;
+    if (spec.onlyProvider) candidates = candidates.filter((p) => p.id === spec.onlyProvider);
+    candidates = phase('SELECT', null, candidates) as ProviderManifest[];
+    if (candidates.length === 0) {
+      const rejected = spec.onlyProvider
+        ? sel.rejected.filter((r) => r.provider === spec.onlyProvider).concat(ctx.registry.providers.has(spec.onlyProvider) ? [] : [{ provider: spec.onlyProvider, filter: 'implements' as const, reason: 'no such provider' }])
+        : sel.rejected;
+      const why = rejected.length ? rejected.map((r) => `${r.provider}: ${r.reason}`).join('; ') : `no provider implements ${spec.capability}`;
+      ledger.append({
+        type: 'capability_gap', step: spec.step, provider: null, capability: spec.capability, schema: spec.schema,
+        error: `no local provider can serve ${spec.capability} -> ${spec.schema} for ${trust} input of ${inputBytes} bytes: ${why}`,
+        attempt: 0, rejected,
+      });
+      ledger.commit();
+      return { ok: false, reason: `no local provider for ${spec.capability} -> ${spec.schema}` };
+    }
+
+    // REDUCE + VALIDATE per provider, following escalates_to.
+    const tried = new Set<string>();
+    let provider: ProviderManifest | undefined = candidates[0];
+    const failures: string[] = [];
+    while (provider) {
+      tried.add(provider.id);
+      const result = await tryProvider(ctx, spec, provider, capability, schema, trust, input, tool || spec.input ? null : spec.from ?? [], phase);
+      if (result.ok) return result;
+      failures.push(`${provider.id}: ${result.reason}`);
+      const next = provider.escalates_to.map((id) => candidates.find((c) => c.id === id) ?? sel.candidates.find((c) => c.id === id) ?? null).find((c) => c && !tried.has(c.id)) ?? undefined;
+      if (next) {
+        ledger.append({ type: 'escalated', step: spec.step, from: provider.id, to: next.id, reason: result.reason });
+        ledger.commit();
+      }
+      provider = next;
+    }
+    return giveUp(ctx, spec, 'step_failed', `no provider produced a valid ${spec.schema}: ${failures.join('; ')}`);
+  } catch (err) {
+    if (err instanceof HookRejection) {
+      ledger.append({ type: 'hook_rejected', step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error: err.message, attempt: 0, phase: err.phase, hook: err.hook });
+      return giveUp(ctx, spec, 'step_failed', `hook ${err.hook} rejected the step at ${err.phase}: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** One provider's attempts at a step: call, ladder, retry with feedback, commit. */
+async function tryProvider(
+  ctx: StepContext, spec: StepSpec, provider: ProviderManifest, capability: CapabilityManifest, schema: SchemaHandle,
+  trust: Trust, input: string, from: string[] | null, phase: (p: Phase, provider: string | null, payload: unknown) => unknown,
+): Promise<{ ok: true; fact: HeldFact } | { ok: false; reason: string }> {
+  const { ledger } = ctx;
+  const adapter = ctx.adapterFor(provider);
+  const identity = adapter.identity(provider);
+  const maxAttempts = provider.kind === 'code' ? 1 : BREAKERS.max_retries_per_step;
+  let feedback: string | null = null;
+  let reason = 'not attempted';
+  const inputBytes = Buffer.byteLength(input, 'utf8');
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const failure = (type: Exclude<NewEvent['type'], never>, error: string, extra: Record<string, unknown> = {}) => {
+      ledger.append({ type, step: spec.step, provider: identity, capability: spec.capability, schema: spec.schema, error, attempt, ...extra } as NewEvent);
+      ledger.commit();
+      reason = error;
+      feedback = error;
+    };
+    if (adapter.isModel && inputBytes > BREAKERS.max_bytes_to_model) {
+      failure('breaker_tripped', `input of ${inputBytes} bytes is over max_bytes_to_model ${BREAKERS.max_bytes_to_model}`, { breaker: 'max_bytes_to_model' });
+      break;
+    }
+    if (adapter.isModel && ctx.budget.spent().model_calls >= ctx.budget.limits.model_calls) {
+      failure('budget_exhausted', `model call budget of ${ctx.budget.limits.model_calls} for this class is spent`, { spent: ctx.budget.spent(), limit: 'model_calls' });
+      break;
+    }
+    // The visibility invariant: what we send must be exactly what the ledger can rebuild.
+    const rebuilt = rebuildView(ledger.all, ledger.blobs, spec.step, from, identity, attempt);
+    assertVisible({ input, feedback }, rebuilt, spec.step, provider.id);
+
+    const ac = new AbortController();
+    const started = performance.now();
+    let outcome: 'ok' | 'failed' | 'timeout' = 'ok';
+    let response: Awaited<ReturnType<ProviderAdapter['invoke']>> | null = null;
+    let fault: ProviderError | null = null;
+    try {
+      response = await adapter.invoke(provider, {
+        capability: spec.capability, schemaId: spec.schema, schema: schema.json, input, feedback,
+        attempt, root: ctx.root, signal: ac.signal,
+      });
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      fault = err;
+      outcome = err.type === 'tool_timeout' ? 'timeout' : 'failed';
+    } finally {
+      if (adapter.isModel) ctx.budget.countModelCall();
+      if (adapter.release && provider.kind === 'gguf' && provider.residency === 'cold') await adapter.release(provider);
+    }
+    const durationMs = ctx.ledger.clock.measured(ledger.nextSeq, 'duration_ms', Math.round(performance.now() - started));
+    const outputBlob = response?.kind === 'text' ? ledger.blobs.put(response.text).ref : null;
+    ledger.append({
+      type: 'provider_called', step: spec.step, provider: identity, capability: spec.capability, schema: spec.schema,
+      duration_ms: durationMs, outcome, attempt, input_sha256: digestBytes(input), input_bytes: inputBytes,
+      output_blob: outputBlob, model_call: adapter.isModel,
+    });
+    if (fault || !response) {
+      failure(fault?.type ?? 'tool_failed', fault?.message ?? 'provider returned nothing', { detail_trust: 'T1' });
+      continue;
+    }
+    response = phase('REDUCE', provider.id, response) as typeof response;
+    const ladder: LadderResult = runLadder(
+      response.kind === 'value' ? { value: response.value } : { text: response.text },
+      schema,
+      { source: input, history: ctx.history(provider.id, spec.schema), ...(response.confidence !== undefined ? { providerConfidence: response.confidence } : {}) },
+    );
+    phase('VALIDATE', provider.id, ladder);
+    if (!ladder.ok) {
+      failure(EVENT_OF[ladder.kind], ladder.error, { fixes: ladder.fixes, detail_trust: trust });
+      continue;
+    }
+    // The confidence gate (level 5): below the manifest's floor, escalate before committing.
+    if (provider.confidence_floor !== null && ladder.confidence !== null && ladder.confidence < provider.confidence_floor) {
+      failure('critic_rejected', `confidence ${ladder.confidence.toFixed(2)} is below this provider's floor ${provider.confidence_floor}`, { fixes: ladder.fixes });
+      break;
+    }
+    const value = phase('COMMIT', provider.id, ladder.value);
+    const [ev] = ledger.append({
+      type: 'fact_added', step: spec.step, provider: identity, capability: capability.id, schema: spec.schema,
+      fact: value, trust, confidence: ladder.confidence, duration_ms: durationMs,
+      valid_until: validUntil(schema, ledger.clock.stamp(ledger.nextSeq)), subject: subjectOf(schema, value),
+      fixes: ladder.fixes,
+    });
+    ledger.commit();
+    return { ok: true, fact: { step: spec.step, schema: spec.schema, provider: identity, trust, fact: value, seq: ev!.seq, confidence: ladder.confidence } };
+  }
+  return { ok: false, reason };
+}
+
+/** Record that a step gives up, durably. */
+function giveUp(
+  ctx: StepContext, spec: StepSpec, type: 'step_failed' | 'tool_failed' | 'tool_timeout' | 'tool_empty' | 'approval_denied',
+  error: string, extra: { tool?: string; detailTrust?: Trust } = {},
+): StepOutcome {
+  ctx.ledger.append({
+    type, step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error, attempt: 0,
+    ...(extra.tool ? { tool: extra.tool } : {}), ...(extra.detailTrust ? { detail_trust: extra.detailTrust } : {}),
+  });
+  if (type !== 'step_failed' && type !== 'approval_denied') {
+    ctx.ledger.append({ type: 'step_failed', step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error, attempt: 0 });
+  }
+  ctx.ledger.commit();
+  return { ok: false, reason: error };
+}
+
+/** The subject a fact is about: the schema's `x-subject` field, else a `host` field. */
+function subjectOf(schema: SchemaHandle, value: unknown): string | null {
+  if (!value || typeof value !== 'object') return null;
+  const key = typeof schema.json['x-subject'] === 'string' ? (schema.json['x-subject'] as string) : 'host';
+  const v = (value as Record<string, unknown>)[key];
+  return typeof v === 'string' ? v : null;
+}
+
+/** Until when a fact holds: the schema's `x-valid-for-s` seconds after it was observed, else null. */
+function validUntil(schema: SchemaHandle, observedAt: string): string | null {
+  const secs = schema.json['x-valid-for-s'];
+  if (typeof secs !== 'number') return null;
+  return new Date(Date.parse(observedAt) + secs * 1000).toISOString();
+}

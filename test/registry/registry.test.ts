@@ -1,0 +1,104 @@
+// The registry (design §3, P13): strict manifests, cross-references, and scopes that unwind.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRoot, ManifestError } from '../../src/registry/load.js';
+import { Registry } from '../../src/registry/registry.js';
+import { Scope } from '../../src/registry/scope.js';
+
+export function writeMiniRoot(root: string, provider: Record<string, unknown> = {}): void {
+  const put = (rel: string, v: unknown) => {
+    mkdirSync(join(root, rel, '..'), { recursive: true });
+    writeFileSync(join(root, rel), JSON.stringify(v, null, 2));
+  };
+  put('manifests/schemas/note@1.json', { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'note@1', type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' } } });
+  put('manifests/capabilities/extract@1.json', { manifest: 'capability@1', id: 'extract@1', description: 'x', control: false, schemas: ['note@1'] });
+  put('manifests/capabilities/plan@1.json', { manifest: 'capability@1', id: 'plan@1', description: 'x', control: true, schemas: ['note@1'] });
+  put('manifests/providers/p1.json', {
+    manifest: 'provider@1', id: 'p1', implements: ['extract@1'], kind: 'code', entry: 'answer', max_input_bytes: 1000,
+    resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
+    confidence_floor: null, escalates_to: [], ...provider,
+  });
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'pico-reg-'));
+
+function issuesOf(root: string) {
+  try {
+    loadRoot(root);
+  } catch (err) {
+    if (err instanceof ManifestError) return err.issues;
+    throw err;
+  }
+  return [];
+}
+
+describe('registry', () => {
+  it('loads a valid root', () => {
+    const root = tmp();
+    writeMiniRoot(root);
+    const loaded = loadRoot(root);
+    expect(loaded.registry.snapshot().providers).toEqual(['p1']);
+  });
+
+  it('a misspelt key fails naming the file and the key, with a did-you-mean', () => {
+    const root = tmp();
+    writeMiniRoot(root, { secuirty: {} });
+    const issues = issuesOf(root);
+    const i = issues.find((x) => x.path.includes('secuirty'));
+    expect(i?.file).toBe('manifests/providers/p1.json');
+    expect(i?.fix).toMatch(/did you mean "security"/);
+  });
+
+  it('a misspelt nested key is refused too', () => {
+    const root = tmp();
+    writeMiniRoot(root, { security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false, may_emit_contorl: true } } });
+    expect(issuesOf(root).some((i) => i.path === 'security.extract@1.may_emit_contorl')).toBe(true);
+  });
+
+  it('a data capability can never emit control', () => {
+    const root = tmp();
+    writeMiniRoot(root, { security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: true } } });
+    expect(issuesOf(root).some((i) => /can never emit control/.test(i.message))).toBe(true);
+  });
+
+  it('a control capability may not read T1 input', () => {
+    const root = tmp();
+    writeMiniRoot(root, { implements: ['plan@1'], security: { 'plan@1': { max_trust_in: 'T1', may_emit_control: true } } });
+    expect(issuesOf(root).some((i) => /may not read T1/.test(i.message))).toBe(true);
+  });
+
+  it('an unknown trust level in a manifest is an error, not a default', () => {
+    const root = tmp();
+    writeMiniRoot(root, { security: { 'extract@1': { max_trust_in: 'T9', may_emit_control: false } } });
+    expect(issuesOf(root).some((i) => i.path.endsWith('max_trust_in'))).toBe(true);
+  });
+
+  it('an escalation target that does not exist is named', () => {
+    const root = tmp();
+    writeMiniRoot(root, { escalates_to: ['nobody'] });
+    expect(issuesOf(root).some((i) => i.path === 'escalates_to.0' && /nobody/.test(i.message))).toBe(true);
+  });
+
+  it('load then unload leaves the registry as before', async () => {
+    const root = tmp();
+    writeMiniRoot(root);
+    const registry = new Registry();
+    const before = registry.snapshot();
+    const loaded = loadRoot(root, registry);
+    expect(registry.snapshot()).not.toEqual(before);
+    await loaded.scope.unwind();
+    expect(registry.snapshot()).toEqual(before);
+  });
+
+  it('one bad undo does not strand the rest', async () => {
+    const order: string[] = [];
+    const scope = new Scope('t');
+    scope.defer(() => { order.push('a'); });
+    scope.defer(() => { throw new Error('bad'); });
+    scope.defer(() => { order.push('c'); });
+    await expect(scope.unwind()).rejects.toThrow(AggregateError);
+    expect(order).toEqual(['c', 'a']);
+  });
+});
