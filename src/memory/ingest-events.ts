@@ -1,0 +1,147 @@
+/**
+ * Events to rows: the rules ingest applies to each ledger event.
+ *
+ * One function per concern: `applyEvents` maps a session's new events onto
+ * the tables (inheriting trust, tool and schema from the step's
+ * `step_started`, and never upgrading trust), and `resolveSession` recomputes
+ * what followed each failure of the session. Bookkeeping (which bytes were
+ * read, transactions) is `ingest.ts`.
+ */
+import { FAILURE_KIND } from '../ledger/events.js';
+import { TRUST_LEVELS, weakest, type Trust } from '../trust.js';
+import type { IngestResult } from './ingest.js';
+import type { EpisodeRow, Event, IngestStatements, StepInfo } from './ingest-sql.js';
+import { ledgerCitePath } from './paths.js';
+import { projectFields, searchText } from './projection.js';
+import { resolve, type ControlAt, type FactAt } from './resolution.js';
+import { normaliseDetail } from './signature.js';
+
+// field readers for foreign ledgers: a wrong type reads as absent
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const trustOf = (v: unknown): Trust | null => (TRUST_LEVELS as readonly unknown[]).includes(v) ? (v as Trust) : null;
+const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<string, string>)[type];
+
+/** Turn a session's new events into rows, then refresh its episode and resolutions. */
+export function applyEvents(
+  s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
+): void {
+  const ledger = ledgerCitePath(session);
+  let ep = s.episode.get(session) as EpisodeRow | undefined;
+  if (!ep) {
+    const id = Number(s.newEpisode.run(session).lastInsertRowid);
+    ep = {
+      id, goal: null, budget_class: null, outcome: null, composition: null, started_at: null, ended_at: null,
+      fact_count: 0, failure_count: 0, gap_count: 0,
+    };
+  }
+  const hadGoal = ep.goal !== null;
+  let touched = false; // facts, failures or control events: resolutions may change
+
+  for (const e of events) {
+    const t = str(e.t);
+    if (ep.started_at === null && t) ep.started_at = t;
+    const step = str(e.step);
+    const info = step !== null ? steps.get(step) : undefined;
+    const kind = kindOf(e.type);
+    if (kind) {
+      const detail = str(e.error) ?? str(e.detail) ?? '';
+      const own = trustOf(e.detail_trust);
+      const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
+      const r = s.failure.run({
+        session, seq: e.seq, ledger, t, type: e.type, kind, step,
+        capability: str(e.capability) ?? info?.capability ?? null,
+        tool: str(e.tool) ?? info?.tool ?? null,
+        provider: str(e.provider), schema: str(e.schema) ?? info?.schema ?? null,
+        signature: normaliseDetail(detail), detail,
+        detail_trust: weakest(known, 'T1'),
+        attempt: Number.isInteger(e.attempt) ? e.attempt : 0,
+      });
+      result.failures += r.changes;
+      if (kind === 'capability_gap') ep.gap_count += r.changes;
+      touched = true;
+      continue;
+    }
+    switch (e.type) {
+      case 'fact_added': {
+        const own = trustOf(e.trust);
+        const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
+        const schema = str(e.schema) ?? info?.schema ?? null;
+        const subject = str(e.subject);
+        const trust = weakest(known, 'T1');
+        const r = s.fact.run({
+          session, seq: e.seq, ledger, step, provider: str(e.provider),
+          capability: str(e.capability) ?? info?.capability ?? null, schema, trust, subject, observed_at: t, valid_until: str(e.valid_until),
+          confidence: num(e.confidence), payload: JSON.stringify(e.fact ?? null),
+        });
+        if (r.changes === 0) break;
+        const id = Number(r.lastInsertRowid);
+        const fields = projectFields(e.fact);
+        fields.forEach((f, ord) => s.field.run(id, ord, f.key, f.num, f.txt));
+        s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
+        result.facts++;
+        touched = true;
+        break;
+      }
+      case 'step_started': {
+        if (step === null) break;
+        const next: StepInfo = {
+          tool: str(e.tool), trust: trustOf(e.trust) ?? 'T1',
+          capability: str(e.capability), schema: str(e.schema),
+        };
+        steps.set(step, next);
+        break;
+      }
+      case 'provider_called': {
+        const provider = str(e.provider);
+        const ms = num(e.duration_ms);
+        if (provider === null || ms === null) break;
+        s.call.run(session, e.seq, step, provider, str(e.capability), str(e.schema) ?? info?.schema ?? null,
+          ms, str(e.outcome) ?? 'ok', Number.isInteger(e.attempt) ? e.attempt : null,
+          typeof e.model_call === 'boolean' ? Number(e.model_call) : null);
+        break;
+      }
+      case 'composition':
+        ep.composition = str(e.hash) ?? ep.composition;
+        break;
+      case 'user_input':
+        ep.goal ??= str(e.text);
+        ep.budget_class ??= str(e.budget_class);
+        break;
+      case 'escalated':
+      case 'plan_created':
+      case 'declined':
+      case 'answer_sent': {
+        const outcome = str(e.outcome);
+        s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
+        if (e.type === 'answer_sent') {
+          ep.outcome = outcome ?? 'answered';
+          ep.ended_at = t ?? ep.ended_at;
+        } else if (e.type === 'declined') ep.outcome ??= 'declined';
+        touched = true;
+        break;
+      }
+      default:
+        break; // a type memory does not index
+    }
+  }
+  if (!hadGoal && ep.goal !== null) s.episodeFts.run(ep.id, ep.goal);
+  if (touched) resolveSession(s, session);
+  ep.fact_count += result.facts;
+  ep.failure_count += result.failures;
+  s.saveEpisode.run(ep);
+}
+
+/** Recompute the resolution of every failure of a session; write only the ones that changed. */
+export function resolveSession(s: IngestStatements, session: string): void {
+  const failures = s.sessionFailures.all(session) as (FactAt & { id: number; resolution: string | null; resolved_by: string | null })[];
+  if (failures.length === 0) return;
+  const facts = s.sessionFacts.all(session) as FactAt[];
+  const controls = s.sessionControls.all(session) as ControlAt[];
+  for (const f of failures) {
+    const r = resolve(f, facts, controls);
+    if (r.resolution !== f.resolution || r.resolved_by !== f.resolved_by) {
+      s.setResolution.run(r.resolution, r.resolved_by, f.id);
+    }
+  }
+}

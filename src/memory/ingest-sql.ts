@@ -1,0 +1,81 @@
+/**
+ * The prepared statements of ingest, and the row shapes they read.
+ *
+ * Kept apart from the ingest logic so that file reads as the rules for
+ * turning events into rows, not as SQL. Prepared once per connection.
+ */
+import type Database from 'better-sqlite3';
+import type { Trust } from '../trust.js';
+import { SESSION_TABLES } from './schema.js';
+
+/** What a step_started said: facts and failures of that step inherit it. */
+export interface StepInfo {
+  tool: string | null;
+  trust: Trust;
+  capability: string | null;
+  schema: string | null;
+}
+export interface EpisodeRow {
+  id: number;
+  goal: string | null;
+  budget_class: string | null;
+  outcome: string | null;
+  composition: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  fact_count: number;
+  failure_count: number;
+  gap_count: number;
+}
+export interface LedgerRow {
+  bytes: number;
+  next_seq: number;
+  events: number;
+  skipped: number;
+  /** JSON: step -> StepInfo */
+  steps: string;
+}
+export type Event = Record<string, unknown> & { type: string; seq: number };
+
+
+/** Prepare every statement ingest runs. */
+export function prepareIngest(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    ledger: p('SELECT bytes, next_seq, events, skipped, steps FROM ledger WHERE session = ?'),
+    saveLedger: p(`INSERT INTO ledger (session, path, bytes, next_seq, events, skipped, ingested_at, steps)
+    VALUES (@session, @path, @bytes, @next_seq, @events, @skipped, @at, @steps)
+    ON CONFLICT (session) DO UPDATE SET bytes = excluded.bytes, next_seq = excluded.next_seq,
+    events = excluded.events, skipped = excluded.skipped, ingested_at = excluded.ingested_at, steps = excluded.steps`),
+    episode: p(`SELECT id, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count
+    FROM episode WHERE session = ?`),
+    newEpisode: p('INSERT INTO episode (session) VALUES (?)'),
+    saveEpisode: p(`UPDATE episode SET goal = @goal, budget_class = @budget_class, outcome = @outcome,
+    composition = @composition, started_at = @started_at, ended_at = @ended_at,
+    fact_count = @fact_count, failure_count = @failure_count, gap_count = @gap_count WHERE id = @id`),
+    episodeFts: p('INSERT INTO episode_fts (rowid, goal) VALUES (?, ?)'),
+    fact: p(`INSERT OR IGNORE INTO fact (session, seq, ledger, step, provider, capability, schema, trust,
+    subject, observed_at, valid_until, confidence, payload)
+    VALUES (@session, @seq, @ledger, @step, @provider, @capability, @schema, @trust,
+    @subject, @observed_at, @valid_until, @confidence, @payload)`),
+    field: p('INSERT INTO fact_field (fact_id, ord, key, num, txt) VALUES (?, ?, ?, ?, ?)'),
+    factFts: p('INSERT INTO fact_fts (rowid, body, tier) VALUES (?, ?, ?)'),
+    failure: p(`INSERT OR IGNORE INTO failure (session, seq, ledger, t, type, kind, step, capability, tool,
+    provider, schema, signature, detail, detail_trust, attempt)
+    VALUES (@session, @seq, @ledger, @t, @type, @kind, @step, @capability, @tool,
+    @provider, @schema, @signature, @detail, @detail_trust, @attempt)`),
+    control: p('INSERT OR IGNORE INTO control_event (session, seq, type, step, target, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
+    call: p(`INSERT OR IGNORE INTO provider_call (session, seq, step, provider, capability, schema,
+    duration_ms, outcome, attempt, model_call) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    sessionFailures: p('SELECT id, seq, step, provider, resolution, resolved_by FROM failure WHERE session = ?'),
+    sessionFacts: p('SELECT seq, step, provider FROM fact WHERE session = ?'),
+    sessionControls: p('SELECT seq, type, step, target, outcome FROM control_event WHERE session = ?'),
+    setResolution: p('UPDATE failure SET resolution = ?, resolved_by = ? WHERE id = ?'),
+    delFields: p('DELETE FROM fact_field WHERE fact_id IN (SELECT id FROM fact WHERE session = ?)'),
+    delFactFts: p('DELETE FROM fact_fts WHERE rowid IN (SELECT id FROM fact WHERE session = ?)'),
+    delEpisodeFts: p('DELETE FROM episode_fts WHERE rowid IN (SELECT id FROM episode WHERE session = ?)'),
+    del: SESSION_TABLES.map((t) => p(`DELETE FROM ${t} WHERE session = ?`)),
+  };
+}
+
+export type IngestStatements = ReturnType<typeof prepareIngest>;

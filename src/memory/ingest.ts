@@ -1,0 +1,150 @@
+/**
+ * Ingest: ledgers in, rows out — incremental, idempotent, never half a session.
+ *
+ * The ledgers are the only truth; this turns them into the rows of
+ * `schema.ts`. The `ledger` table remembers how many bytes and which seq of
+ * each ledger were consumed, so re-running adds nothing and a ledger that grew
+ * is continued where it stopped; a ledger that shrank was rewritten and its
+ * session is read again from the start. After each session its failures'
+ * resolutions are recomputed, because a later event can change them.
+ * `ingestSession` is one transaction; `ingestDir` commits sessions in batches
+ * of 500 (all-or-nothing per batch), because a commit per session costs a
+ * WAL write and an FTS5 segment flush each and made ingest ten times slower.
+ *
+ * It reads both this implementation's ledgers and the Python picoharness
+ * format (seed 001), which share the vocabulary but differ in detail: there a
+ * fact carries no trust and inherits the trust of its step's `step_started`.
+ * When both are present the more tainted wins (memory never upgrades trust);
+ * when neither is, or the value is not a trust level, the fact is T1 — for a
+ * foreign ledger the safe reading, not a silent default for our own writer,
+ * which validates its events before they are written. Unknown event types are
+ * ignored. It does not validate events against `events.ts`: a reader of
+ * foreign ledgers takes the fields it needs.
+ */
+import type Database from 'better-sqlite3';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { applyEvents } from './ingest-events.js';
+import { prepareIngest, type Event, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
+import { readLedger, ledgerSize } from './ledger-reader.js';
+import { isSessionFolderName, ledgerCitePath } from './paths.js';
+
+export type IngestStatus = 'new' | 'grown' | 'unchanged' | 'rewritten' | 'missing';
+
+export interface IngestResult {
+  session: string;
+  status: IngestStatus;
+  events: number;
+  facts: number;
+  failures: number;
+  /** complete lines that were not events, plus events whose seq was already consumed */
+  skipped: number;
+  /** an unfinished last line was left for the next ingest */
+  tornTail: boolean;
+}
+
+export interface DirResult {
+  sessions: number;
+  changed: number;
+  events: number;
+  facts: number;
+  failures: number;
+  skipped: number;
+}
+
+/** Sessions per commit in `ingestDir`. */
+const BATCH = 500;
+
+/** Ingest over one connection; its prepared statements are reused for every session. */
+export class Ingestor {
+  private readonly s: IngestStatements;
+
+  constructor(private readonly db: Database.Database) {
+    this.s = prepareIngest(db);
+  }
+
+  /** Ingest every session folder under `sessionsDir` (not inbox/, rejected/ or dot-folders), in name order. */
+  ingestDir(sessionsDir: string): DirResult {
+    const out: DirResult = { sessions: 0, changed: 0, events: 0, facts: 0, failures: 0, skipped: 0 };
+    let names: string[];
+    try {
+      names = readdirSync(sessionsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && isSessionFolderName(d.name))
+        .map((d) => d.name)
+        .sort();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
+      throw e;
+    }
+    // sessions in batches, all-or-nothing per batch (so never half a session): one
+    // commit per batch keeps WAL page writes and FTS5 segment flushes few
+    for (let i = 0; i < names.length; i += BATCH) {
+      const batch = names.slice(i, i + BATCH);
+      this.db.transaction(() => {
+        for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name)));
+      })();
+    }
+    return out;
+  }
+
+  /** Add one session's result to a folder's totals. */
+  private addTo(out: DirResult, r: IngestResult): void {
+    if (r.status === 'missing') return;
+    out.sessions++;
+    if (r.status !== 'unchanged') out.changed++;
+    out.events += r.events;
+    out.facts += r.facts;
+    out.failures += r.failures;
+    out.skipped += r.skipped;
+  }
+
+  /** Ingest what is new in one session folder's events.jsonl; the folder name is the session id. */
+  ingestSession(sessionDir: string): IngestResult {
+    const session = basename(sessionDir);
+    const path = join(sessionDir, 'events.jsonl');
+    const result: IngestResult = { session, status: 'unchanged', events: 0, facts: 0, failures: 0, skipped: 0, tornTail: false };
+    const size = ledgerSize(path);
+    if (size === null) return { ...result, status: 'missing' };
+    const prev = this.s.ledger.get(session) as LedgerRow | undefined;
+    if (prev && prev.bytes === size) return result;
+    const rewritten = prev !== undefined && size < prev.bytes;
+    const from: LedgerRow = prev && !rewritten ? prev : { bytes: 0, next_seq: 0, events: 0, skipped: 0, steps: '{}' };
+    const chunk = readLedger(path, from.bytes, size);
+    result.tornTail = chunk.tornTail;
+    if (chunk.end === from.bytes && !rewritten) return result;
+    result.status = rewritten ? 'rewritten' : prev ? 'grown' : 'new';
+    const write = (): void => {
+      if (rewritten) this.deleteSession(session);
+      let nextSeq = from.next_seq;
+      const fresh: Event[] = [];
+      for (const { event } of chunk.lines) {
+        if (event.seq < nextSeq) result.skipped++;
+        else {
+          fresh.push(event);
+          nextSeq = event.seq + 1;
+        }
+      }
+      result.skipped += chunk.skipped;
+      result.events = fresh.length;
+      const steps = new Map(Object.entries(JSON.parse(from.steps) as Record<string, StepInfo>));
+      applyEvents(this.s, session, fresh, steps, result);
+      this.s.saveLedger.run({
+        session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
+        events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),
+        steps: JSON.stringify(Object.fromEntries(steps)),
+      });
+    };
+    // inside ingestDir's batch no savepoint: FTS5 would flush a segment at every one
+    if (this.db.inTransaction) write();
+    else this.db.transaction(write)();
+    return result;
+  }
+
+  /** Remove every row a session contributed. */
+  deleteSession(session: string): void {
+    this.s.delFields.run(session);
+    this.s.delFactFts.run(session);
+    this.s.delEpisodeFts.run(session);
+    for (const d of this.s.del) d.run(session);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The two calls the runtime and the daemon make into memory.
+ *
+ * `readMeasurements` is what the policy snapshots once per job: it opens the
+ * database read-only, and when there is none yet (a fresh install) it answers
+ * from the manifests without creating a file. `ingestAfterJob` is what the
+ * daemon runs between jobs so a finished session's facts are in the index
+ * without a manual step. Neither keeps a connection open between calls.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Measurement } from '../ledger/events.js';
+import { CostModel } from './cost.js';
+import type { IngestResult } from './ingest.js';
+import { MemoryIndex } from './memory-index.js';
+import { dbPathFor, providerManifestsDirFor, sessionsDirFor } from './paths.js';
+
+export type Measurements = Record<string, Record<string, Measurement>>;
+
+/** provider -> schema -> measurement for the policy; never creates or writes a file. */
+export function readMeasurements(root: string, providerIds: readonly string[], schemaIds: readonly string[]): Measurements {
+  return readMeasurementsAt(dbPathFor(root), providerManifestsDirFor(root), providerIds, schemaIds);
+}
+
+/** The same, given the database path and manifests/providers folder (the runtime's `setMemoryMeasure` seam). */
+export function readMeasurementsAt(
+  dbPath: string, manifestsDir: string, providerIds: readonly string[], schemaIds: readonly string[],
+): Measurements {
+  if (!existsSync(dbPath)) return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
+  let ix: MemoryIndex;
+  try {
+    ix = MemoryIndex.open(dbPath, { readonly: true });
+  } catch {
+    // unreadable or from another schema version: the policy still gets declared costs
+    return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
+  }
+  try {
+    return ix.cost(manifestsDir).measurementsFor(providerIds, schemaIds);
+  } finally {
+    ix.close();
+  }
+}
+
+/** Ingest one finished (or paused) session into memory/episodic.db under `root`. */
+export function ingestAfterJob(root: string, sessionId: string): IngestResult {
+  const ix = MemoryIndex.open(dbPathFor(root));
+  try {
+    return ix.ingestSession(join(sessionsDirFor(root), sessionId));
+  } finally {
+    ix.close();
+  }
+}
