@@ -20,6 +20,7 @@ import { systemClock, type Clock } from '../ledger/clock.js';
 import { buildComposition, compositionHash, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
+import { readMeasurements } from '../memory/runtime-api.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, type LoadedRoot } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
@@ -195,22 +196,14 @@ function providerCodeDigests(): Record<string, string> {
   return out;
 }
 
-/** Measurements from the root's memory index, or none when it does not exist yet. */
+/** Measurements from the root's memory index (manifest costs when it does not exist yet). */
 function defaultMeasure(root: string, log: Logger): Measure {
   return (providers, schemas) => {
-    const db = join(root, 'memory', 'episodic.db');
-    if (!existsSync(db)) return {};
     try {
-      return measureFromMemory(db, providers, schemas);
+      return readMeasurements(root, providers, schemas);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
       return {};
     }
   };
-}
-
-let measureFromMemory: (db: string, providers: string[], schemas: string[]) => ReturnType<Measure> = () => ({});
-/** Install the memory index's measurement reader (kept as a seam so the core does not load SQLite unless used). */
-export function setMemoryMeasure(fn: typeof measureFromMemory): void {
-  measureFromMemory = fn;
 }
