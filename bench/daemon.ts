@@ -1,0 +1,140 @@
+/**
+ * Daemon benchmarks (issue 3 item 10): the real compiled daemon, spawned on a
+ * temp root made like `pico init`, measured from the outside.
+ *
+ *   - spawn → READY=1: time until the daemon says READY on a NOTIFY_SOCKET
+ *     (goal ≤ 1 s), observed by a bound unix datagram socket, as systemd would;
+ *   - throughput: 200 copies of examples/jobs/why-is-the-disk-full.json
+ *     renamed into the inbox at once, timed from the first drop to the last
+ *     result.json (goal ≥ 200 jobs/s, every fact durable — the daemon and
+ *     runtime fsync as in production);
+ *   - first-job latency: one job on the fresh daemon before the 200 (it pays
+ *     one-time costs such as the sandbox probe), reported on its own;
+ *   - idle RSS: the daemon's resident memory once idle after the 200
+ *     (goal ≤ 60 MB), with the node flags the systemd unit uses;
+ *   - where the time goes: per job inside runSession (from the daemon's own
+ *     "finished" log lines) and the daemon's overhead around it.
+ * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bindNotifyReceiver } from '../src/daemon/notify-receiver.js';
+import { newSessionId } from '../src/ledger/session-id.js';
+import { initRoot } from '../src/runtime/init.js';
+import type { BenchRow } from './types.js';
+
+const JOBS = 200;
+/** Node flags the daemon runs with under systemd (systemd/picoharness.service ExecStart); the bench uses the same. */
+export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1'];
+
+/** dist/src/cli/main.js, found from this file whether it runs from dist/bench or bench/. */
+function mainJs(): string {
+  for (const rel of ['../src/cli/main.js', '../dist/src/cli/main.js']) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return p;
+  }
+  throw new Error('bench/daemon: dist/src/cli/main.js not found; run `npm run build` first');
+}
+
+/** Number of sessions under `sessions` that have a result.json. */
+function finishedCount(sessions: string): number {
+  let n = 0;
+  for (const name of readdirSync(sessions)) if (existsSync(join(sessions, name, 'result.json'))) n++;
+  return n;
+}
+
+/** Wait until `n` sessions have finished, polling every few ms; throws after `timeoutMs`. */
+async function waitFinished(sessions: string, n: number, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (finishedCount(sessions) < n) {
+    if (Date.now() > end) throw new Error(`bench/daemon: only ${finishedCount(sessions)} of ${n} jobs finished within ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
+
+/** Resident set size of a process in MB, from /proc. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Drop one copy of the job into the inbox the conventional way (temp name, rename). */
+function drop(inbox: string, job: string): void {
+  const id = newSessionId();
+  writeFileSync(join(inbox, `.${id}.json.tmp`), job);
+  renameSync(join(inbox, `.${id}.json.tmp`), join(inbox, `${id}.json`));
+}
+
+/** Run the daemon benchmarks; returns rows for `npm run bench`. */
+export async function benchDaemon(): Promise<BenchRow[]> {
+  const root = mkdtempSync(join(tmpdir(), 'pico-bench-daemon-'));
+  const notifyName = `@pico-bench-${randomBytes(6).toString('hex')}`;
+  const rx = await bindNotifyReceiver(notifyName);
+  let child: ReturnType<typeof spawn> | null = null;
+  try {
+    initRoot(root);
+    const inbox = join(root, 'sessions', 'inbox');
+    const sessions = join(root, 'sessions');
+    const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
+    const t0 = performance.now();
+    child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, mainJs(), 'daemon', '--root', root], {
+      env: { ...process.env, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    // time spent inside runSession, from the daemon's own "finished" log lines
+    let inRuntimeMs = 0;
+    let counting = false;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!counting || !line.includes('"event":"finished"')) return;
+      inRuntimeMs += (JSON.parse(line) as { duration_ms: number }).duration_ms;
+    });
+    await rx.waitFor(/^READY=1/m);
+    const readyMs = performance.now() - t0;
+
+    const f0 = performance.now();
+    drop(inbox, job);
+    await waitFinished(sessions, 1, 60_000);
+    const firstMs = performance.now() - f0;
+
+    counting = true;
+    const s0 = performance.now();
+    for (let i = 0; i < JOBS; i++) drop(inbox, job);
+    await waitFinished(sessions, JOBS + 1, 300_000);
+    const seconds = (performance.now() - s0) / 1000;
+    await sleep(100); // the last "finished" line follows result.json by a moment
+    counting = false;
+
+    await sleep(2000); // idle: the queue is empty, intake is quiet, the idle collection (after 500 ms) has run
+    const rss = rssMb(child.pid!);
+    return [
+      { group: 'daemon', name: 'spawn to READY=1', value: Math.round(readyMs), unit: 'ms', note: 'goal <= 1000' },
+      { group: 'daemon', name: 'first job on a fresh daemon', value: Math.round(firstMs), unit: 'ms', note: 'one-time costs included' },
+      { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: Math.round((JOBS / seconds) * 10) / 10, unit: 'jobs/s', note: 'goal >= 200' },
+      { group: 'daemon', name: 'time per job inside the runtime (runSession)', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'the runtime and its tools' },
+      { group: 'daemon', name: 'daemon overhead per job (wall time outside runSession)', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'intake, claim fsyncs, queue, status, memory ingest; must stay << 5 ms for 200 jobs/s' },
+      { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}` },
+    ];
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((ok) => child!.once('exit', ok));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rx.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// `node dist/bench/daemon.js` runs just this bench
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  benchDaemon().then((rows) => console.table(rows), (err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

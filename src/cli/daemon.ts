@@ -1,0 +1,47 @@
+/**
+ * `pico daemon --root DIR` — run the job daemon in the foreground.
+ *
+ * Logs are pino JSON lines on stdout (journald keeps them under systemd);
+ * `PICO_LOG_LEVEL` sets the level (default info). Flags only; the daemon
+ * itself is src/daemon/loop.ts.
+ */
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { runDaemon } from '../daemon/loop.js';
+
+const options = {
+  root: { type: 'string', default: '.' },
+  'grace-ms': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const USAGE = `usage: pico daemon [--root DIR] [--grace-ms MS]
+  Watches DIR/sessions/inbox/ and runs job files one at a time.
+  --root DIR      the picoharness root (default: the current directory)
+  --grace-ms MS   how long SIGTERM may take to finish the current step (default 20000)
+  SIGTERM/SIGINT stop after the current step (exit 0); a second signal forces (exit 1).`;
+
+/** Entry point of `pico daemon`. */
+export async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options, allowPositionals: false, strict: true }));
+  } catch (err) {
+    process.stderr.write(`pico daemon: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let graceMs: number | undefined;
+  if (values['grace-ms'] !== undefined) {
+    graceMs = Number(values['grace-ms']);
+    if (!Number.isInteger(graceMs) || graceMs <= 0) {
+      process.stderr.write(`pico daemon: --grace-ms must be a positive whole number of milliseconds, got ${JSON.stringify(values['grace-ms'])}\n`);
+      return 2;
+    }
+  }
+  const log = pino({ name: 'picoharness', level: process.env.PICO_LOG_LEVEL ?? 'info', timestamp: pino.stdTimeFunctions.isoTime });
+  return runDaemon({ root: values.root, log, graceMs });
+}

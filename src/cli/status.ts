@@ -1,0 +1,84 @@
+/**
+ * `pico status --root DIR [--json]` — is the daemon running, and doing what?
+ *
+ * Reads sessions/.daemon/status.json and checks that its pid is still the
+ * daemon that wrote it, so a stale file (SIGKILL, power loss) reads as "not
+ * running". Exit code 0 when running, 3 when not (as `systemctl status`).
+ */
+import { parseArgs } from 'node:util';
+import { daemonPaths } from '../daemon/paths.js';
+import { readStatus, type DaemonStatus } from '../daemon/status.js';
+
+const options = {
+  root: { type: 'string', default: '.' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const USAGE = 'usage: pico status [--root DIR] [--json]';
+
+/** "3m12s"-style duration. */
+function human(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60}s`;
+  return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** The lines describing a live daemon's work. */
+function describe(s: DaemonStatus, now: number): string[] {
+  const lines: string[] = [];
+  const r = s.running;
+  lines.push(r ? `  running: ${r.session}${r.label ? ` (${r.label})` : ''} ${r.budget_class}, step ${r.step ?? '(starting)'}, for ${human(now - Date.parse(r.started_at))}` : '  running: nothing (idle)');
+  lines.push(`  queue:   ${Object.entries(s.queue).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  if (s.memory) lines.push(`  memory:  rss ${s.memory.rss_mb} MB, heap ${s.memory.heap_used_mb} MB (at ${s.updated_at.slice(11, 19)})`);
+  lines.push(`  counts:  finished ${s.counts.finished}, rejected ${s.counts.rejected}, resumed ${s.counts.resumed}, errors ${s.counts.errors}`);
+  if (s.recent.length > 0) lines.push('  recent:');
+  for (const o of s.recent) lines.push(`    ${o.finished_at.slice(0, 19).replace('T', ' ')}  ${o.session}  ${o.outcome.padEnd(11)} ${o.duration_ms} ms`);
+  return lines;
+}
+
+/** Entry point of `pico status`. */
+export async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options, allowPositionals: false, strict: true }));
+  } catch (err) {
+    process.stderr.write(`pico status: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const paths = daemonPaths(values.root);
+  let reading;
+  try {
+    reading = readStatus(paths);
+  } catch (err) {
+    process.stderr.write(`pico status: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const now = Date.now();
+  const running = reading.state === 'running';
+  if (values.json) {
+    const body = reading.state === 'never' ? { state: 'not_running', reason: 'never started', status: null } : { state: running ? 'running' : 'not_running', reason: reading.state, uptime_ms: running ? now - Date.parse(reading.status.started_at) : null, status: reading.status };
+    process.stdout.write(JSON.stringify(body) + '\n');
+    return running ? 0 : 3;
+  }
+  if (reading.state === 'never') {
+    process.stdout.write(`picoharness daemon: not running (no daemon has run on ${paths.root}; start it with \`pico daemon --root ${values.root}\`)\n`);
+    return 3;
+  }
+  const s = reading.status;
+  if (reading.state === 'stopped') {
+    process.stdout.write(`picoharness daemon: not running (pid ${s.pid} stopped cleanly, last update ${s.updated_at})\n${describe(s, now).slice(2).join('\n')}\n`);
+    return 3;
+  }
+  if (reading.state === 'stale') {
+    process.stdout.write(`picoharness daemon: not running (stale status from pid ${s.pid}, last update ${s.updated_at}: it did not stop cleanly; unfinished jobs resume on the next start)\n`);
+    return 3;
+  }
+  process.stdout.write(`picoharness daemon: ${s.state} (pid ${s.pid}, up ${human(now - Date.parse(s.started_at))}) on ${s.root}\n${describe(s, now).join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,100 @@
+/**
+ * `pico watch JOB --root DIR [--json]` — follow a job's ledger live until it ends.
+ *
+ * JOB is the id `pico submit` printed (= the session id). Prints one
+ * readable line per event (`--json`: the raw ledger lines). A job still in
+ * the inbox or queue is waited for; a job that was rejected prints its
+ * reason. Exit 0 when the session ends answered or partial, 1 when declined,
+ * rejected or unknown, 2 on usage errors.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isSessionId } from '../ledger/session-id.js';
+import { describeLine } from '../daemon/describe.js';
+import { daemonPaths, sessionFiles } from '../daemon/paths.js';
+import { followLedger } from '../daemon/tail.js';
+
+const options = {
+  root: { type: 'string', default: '.' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const USAGE = 'usage: pico watch JOB [--root DIR] [--json]';
+
+/** The reason file of a rejected job id, if any. */
+function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
+  if (!existsSync(rejectedDir)) return null;
+  for (const n of readdirSync(rejectedDir)) {
+    if (!n.endsWith('.reason.json')) continue;
+    try {
+      const r = JSON.parse(readFileSync(join(rejectedDir, n), 'utf8')) as { original_name?: string; problem: string; fix: string };
+      if (r.original_name === `${id}.json`) return r;
+    } catch {
+      // a damaged reason file is not ours to judge here
+    }
+  }
+  return null;
+}
+
+/** Entry point of `pico watch`. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`pico watch: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const id = positionals[0];
+  if (positionals.length !== 1 || !id || !isSessionId(id)) {
+    process.stderr.write(`pico watch: expected one JOB id like 20261129-113512-3fa9c01b2d4e (as printed by pico submit), got ${JSON.stringify(positionals)}\n`);
+    return 2;
+  }
+  const paths = daemonPaths(values.root);
+  const files = sessionFiles(paths, id);
+  const known = (): boolean => existsSync(files.dir) || existsSync(join(paths.inbox, `${id}.json`));
+  if (!known()) {
+    const rej = findRejection(paths.rejected, id);
+    if (rej) {
+      process.stderr.write(`pico watch: job ${id} was rejected: ${rej.problem}\n  fix: ${rej.fix}\n`);
+      return 1;
+    }
+    process.stderr.write(`pico watch: no job ${id} under ${paths.sessions} (not in the inbox, not claimed); check the id and --root\n`);
+    return 1;
+  }
+  const stop = new AbortController();
+  const onInt = (): void => stop.abort();
+  process.once('SIGINT', onInt);
+  let outcome: string | null = null;
+  try {
+    for await (const line of followLedger(files.ledger, files.result, { signal: stop.signal, vanished: () => !known() })) {
+      process.stdout.write(`${values.json ? line : describeLine(line)}\n`);
+      try {
+        const e = JSON.parse(line) as { type?: string; outcome?: string };
+        if (e.type === 'answer_sent') outcome = e.outcome ?? null;
+      } catch {
+        // describeLine already showed it as unreadable
+      }
+    }
+  } finally {
+    process.off('SIGINT', onInt);
+  }
+  if (stop.signal.aborted) return 130;
+  if (outcome === null && !known()) {
+    const rej = findRejection(paths.rejected, id);
+    process.stderr.write(`pico watch: job ${id} left the inbox without a session${rej ? `: rejected: ${rej.problem}\n  fix: ${rej.fix}` : ''}\n`);
+    return 1;
+  }
+  if (outcome === null && existsSync(files.result)) {
+    outcome = (JSON.parse(readFileSync(files.result, 'utf8')) as { outcome?: string }).outcome ?? null;
+    if (!values.json) process.stdout.write(`(session closed without an answer event: outcome ${outcome ?? 'unknown'}; see ${files.result})\n`);
+  }
+  return outcome === 'answered' || outcome === 'partial' ? 0 : 1;
+}

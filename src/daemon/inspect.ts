@@ -1,0 +1,104 @@
+/**
+ * Inspecting one inbox entry: is it a job we may claim, or bad input?
+ *
+ * Bad input never stops the daemon and is never dropped: every entry ends in
+ * a verdict, either `job` (claim it) or `reject` with what is wrong and how to
+ * fix it. The checks run cheapest first: the name (path tricks, control
+ * characters, not `.json`), the entry type via lstat (a symlink is never
+ * followed; directories, FIFOs and sockets are refused), the size limit, then
+ * JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * and fstat-checked against the lstat, so a swap between look and read is
+ * caught. This module moves nothing; claim.ts and reject.ts do.
+ */
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JobError, parseJob, type Job } from '../runtime/job.js';
+import { isSessionId } from '../ledger/session-id.js';
+
+export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
+const GOOD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;
+
+export type Verdict =
+  | { kind: 'job'; name: string; job: Job; idFromName: string | null; ino: number; size: number }
+  | { kind: 'reject'; name: string; problem: string; fix: string }
+  | { kind: 'gone'; name: string };
+
+/** True for names the spool never looks at: dot-files (temp names of writers) and `*.tmp`. */
+export function isIgnoredName(name: string): boolean {
+  return name.startsWith('.') || name.endsWith('.tmp');
+}
+
+/** Why a file name is unsafe or wrong, or null when it is a fine job file name. */
+export function nameProblem(name: string): { problem: string; fix: string } | null {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) {
+    return { problem: `file name ${JSON.stringify(name)} contains control characters`, fix: 'rename the job file to letters, digits, ".", "_" or "-" ending in .json' };
+  }
+  if (name.includes('..') || name.includes('\\') || name.startsWith('-') || /\s/.test(name)) {
+    return { problem: `file name ${JSON.stringify(name)} looks like a path trick (contains "..", "\\", blanks or starts with "-")`, fix: 'name job files like disk-check.json: letters, digits, ".", "_" or "-", no "..", ending in .json' };
+  }
+  if (!name.endsWith('.json')) {
+    return { problem: `file name ${JSON.stringify(name)} does not end in .json`, fix: 'job files are JSON documents named <something>.json; write it elsewhere and rename it in as <something>.json' };
+  }
+  if (!GOOD_NAME.test(name)) {
+    return { problem: `file name ${JSON.stringify(name)} has characters outside [A-Za-z0-9._-] or is longer than 200 characters`, fix: 'rename the job file to letters, digits, ".", "_" or "-" ending in .json' };
+  }
+  return null;
+}
+
+/** Look at inbox entry `name` and decide: a job to claim, bad input to reject, or already gone. */
+export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES): Promise<Verdict> {
+  const bad = nameProblem(name);
+  if (bad) return { kind: 'reject', name, ...bad };
+  const path = join(inbox, name);
+  let st;
+  try {
+    st = await lstat(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone', name };
+    throw err;
+  }
+  if (st.isSymbolicLink()) {
+    return { kind: 'reject', name, problem: `${name} is a symbolic link; the daemon never follows links out of the inbox`, fix: 'copy the job file itself into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`' };
+  }
+  if (!st.isFile()) {
+    return { kind: 'reject', name, problem: `${name} is not a regular file (a directory, FIFO, socket or device)`, fix: 'put one regular JSON file per job into the inbox' };
+  }
+  if (st.size > maxBytes) {
+    return { kind: 'reject', name, problem: `${name} is ${st.size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
+  }
+  let text: string;
+  let ino: number;
+  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    if (err.code === 'ELOOP') return 'link' as const;
+    throw err;
+  });
+  if (fh === null) return { kind: 'gone', name };
+  if (fh === 'link') return { kind: 'reject', name, problem: `${name} became a symbolic link while being read`, fix: 'write the job file elsewhere, then rename it into the inbox' };
+  try {
+    const fst = await fh.stat();
+    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes) {
+      return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
+    }
+    ino = fst.ino;
+    text = (await fh.readFile()).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { kind: 'reject', name, problem: `${name} is not valid JSON: ${(err as Error).message}`, fix: 'check the file with `node -e "JSON.parse(require(\'fs\').readFileSync(process.argv[1],\'utf8\'))" FILE` and fix the syntax' };
+  }
+  try {
+    const job = parseJob(value, name);
+    const base = name.slice(0, -'.json'.length);
+    return { kind: 'job', name, job, idFromName: isSessionId(base) ? base : null, ino, size: Buffer.byteLength(text) };
+  } catch (err) {
+    if (err instanceof JobError) return { kind: 'reject', name, problem: err.message, fix: err.fix };
+    throw err;
+  }
+}

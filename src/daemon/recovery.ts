@@ -1,0 +1,83 @@
+/**
+ * Crash recovery: find every claimed job that has not finished.
+ *
+ * A session is finished iff `sessions/<id>/result.json` exists. On start,
+ * every session folder holding job.json without result.json is a claimed job
+ * the previous daemon did not finish (SIGKILL, power loss, a forced stop);
+ * it is queued again and the runtime resumes it from its last committed
+ * event (a committed fact is never committed twice — that is the runtime's
+ * promise; ours is to never lose or duplicate the job). A job.json that no
+ * longer parses cannot be resumed, so its session is closed with an explicit
+ * `declined` result naming the problem. Ordering follows the queue's rule
+ * (class, then arrival); arrival of a recovered job is its claim time.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { JobError, parseJob } from '../runtime/job.js';
+import { isSessionId } from '../ledger/session-id.js';
+import type { BudgetClass } from '../ledger/events.js';
+import { writeFileAtomic } from './durable.js';
+import { sessionFiles, type DaemonPaths } from './paths.js';
+
+export interface Unfinished {
+  id: string;
+  budgetClass: BudgetClass;
+  /** true when the ledger exists: the job was running when the daemon stopped */
+  started: boolean;
+  claimedAt: number;
+}
+
+export interface Closed {
+  id: string;
+  problem: string;
+}
+
+/** Scan the sessions folder; returns unfinished jobs in claim order and the sessions closed as unresumable. */
+export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: Unfinished[]; closed: Closed[] }> {
+  const unfinished: Unfinished[] = [];
+  const closed: Closed[] = [];
+  let names: string[];
+  try {
+    names = await readdir(paths.sessions);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { unfinished, closed };
+    throw err;
+  }
+  for (const id of names.filter(isSessionId)) {
+    const f = sessionFiles(paths, id);
+    if (!existsSync(f.job) || existsSync(f.result)) continue;
+    let text: string;
+    let claimedAt: number;
+    try {
+      text = await readFile(f.job, 'utf8');
+      claimedAt = (await stat(f.job)).ctimeMs;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    try {
+      const job = parseJob(JSON.parse(text), f.job);
+      unfinished.push({ id, budgetClass: job.budget_class, started: existsSync(f.ledger), claimedAt });
+    } catch (err) {
+      const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
+      await closeUnresumable(paths, id, problem);
+      closed.push({ id, problem });
+    }
+  }
+  unfinished.sort((a, b) => a.claimedAt - b.claimedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { unfinished, closed };
+}
+
+/** Close a claimed session whose job can no longer be run, with an explicit declined result. */
+export async function closeUnresumable(paths: DaemonPaths, id: string, problem: string): Promise<void> {
+  const result = {
+    session_id: id,
+    outcome: 'declined',
+    answer: null,
+    closed_by: 'daemon recovery',
+    problem,
+    fix: 'the claimed job.json was changed after it was claimed; submit a corrected job as a new file',
+    at: new Date().toISOString(),
+  };
+  await writeFileAtomic(sessionFiles(paths, id).result, JSON.stringify(result, null, 2) + '\n');
+}

@@ -1,0 +1,56 @@
+/**
+ * Rejecting bad input: move the entry to `sessions/rejected/` beside a reason.
+ *
+ * Nothing in the inbox is silently dropped. The reason file
+ * (`<stored-name>.reason.json`: the original name, the problem, the fix, when)
+ * is written durably first, then the entry is renamed beside it; rename moves
+ * a symlink itself and never what it points to. The stored name is
+ * `<stamp>-<sanitised original>` so two rejects of the same name never
+ * overwrite each other and a hostile name cannot escape the folder. A crash
+ * between the two steps leaves the entry in the inbox, where it is looked at
+ * (and rejected) again. This module decides nothing about validity.
+ */
+import { mkdir, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newSessionId } from '../ledger/session-id.js';
+import { fsyncDir, writeFileAtomic } from './durable.js';
+import type { DaemonPaths } from './paths.js';
+
+export interface ReasonFile {
+  reason: 'rejected@1';
+  /** the inbox name as it was, JSON-escaped by the encoder */
+  original_name: string;
+  stored_as: string;
+  problem: string;
+  fix: string;
+  at: string;
+}
+
+/** A file-name-safe version of any name (control characters, slashes and dots-runs replaced). */
+export function sanitiseName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const s = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/\.{2,}/g, '_').replace(/^[.-]+/, '_').slice(0, 120);
+  return s.length > 0 ? s : '_';
+}
+
+/** Move inbox entry `name` to rejected/ with its reason; returns the reason written, or null if it vanished. */
+export async function rejectEntry(paths: DaemonPaths, name: string, problem: string, fix: string, now = new Date()): Promise<ReasonFile | null> {
+  await mkdir(paths.rejected, { recursive: true });
+  const stored = `${newSessionId(now)}-${sanitiseName(name)}`;
+  const reason: ReasonFile = { reason: 'rejected@1', original_name: name, stored_as: stored, problem, fix, at: now.toISOString() };
+  const reasonPath = join(paths.rejected, `${stored}.reason.json`);
+  await writeFileAtomic(reasonPath, JSON.stringify(reason, null, 2) + '\n');
+  try {
+    await rename(join(paths.inbox, name), join(paths.rejected, stored));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      // the entry left the inbox before we could move it: record that instead of a dangling reason
+      await writeFileAtomic(reasonPath, JSON.stringify({ ...reason, problem: `${problem} (the entry vanished from the inbox before it could be moved)` }, null, 2) + '\n');
+      return null;
+    }
+    throw err;
+  }
+  await fsyncDir(paths.rejected);
+  await fsyncDir(paths.inbox);
+  return reason;
+}

@@ -1,0 +1,155 @@
+/**
+ * The spool watcher: notices job files in `sessions/inbox/` once they are complete.
+ *
+ * Convention for writers (README "Submitting jobs"): write the job file
+ * somewhere else ON THE SAME FILESYSTEM (ideally a dot-name or `*.tmp` name
+ * inside the inbox itself, which the daemon ignores), fsync it, then rename
+ * it to `<name>.json` in the inbox. A rename is atomic, so the daemon never
+ * sees half a file. `pico submit` does exactly this. A file written in place
+ * is still handled: it is only taken once two looks at least `settleMs` apart
+ * see the same inode, size and mtime — a file still growing is left alone.
+ *
+ * Mechanics (the tsx watcher pattern): chokidar events are only a trigger.
+ * We wait for chokidar's `ready`, debounce bursts of events into one scan,
+ * and de-duplicate by taking the directory listing as the truth — an entry
+ * already handed to the daemon is not handed again until it has left the
+ * inbox. A slow periodic rescan covers events the kernel dropped (inotify
+ * overflow). Dot-files and `*.tmp` are never looked at. This module decides
+ * nothing about validity and moves nothing; it only says "these are stable".
+ */
+import { watch, type FSWatcher } from 'chokidar';
+import { lstat, readdir } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { isIgnoredName } from './inspect.js';
+
+export interface SpoolOptions {
+  inbox: string;
+  /** called with entries whose two looks agreed; the spool waits for it before the next scan */
+  onStable: (names: string[]) => Promise<void>;
+  log: Logger;
+  /** minimum time between the two looks (default 40 ms) */
+  settleMs?: number;
+  /** wait after the first event of a burst before scanning (default 15 ms) */
+  debounceMs?: number;
+  /** periodic safety rescan (default 5000 ms) */
+  rescanMs?: number;
+}
+
+interface Look {
+  sig: string;
+  at: number;
+}
+
+export class Spool {
+  private watcher: FSWatcher | null = null;
+  private looks = new Map<string, Look>();
+  private handed = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private rescan: NodeJS.Timeout | null = null;
+  private scanning: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private readonly settleMs: number;
+  private readonly debounceMs: number;
+
+  constructor(private readonly opts: SpoolOptions) {
+    this.settleMs = opts.settleMs ?? 40;
+    this.debounceMs = opts.debounceMs ?? 15;
+  }
+
+  /** Start watching; resolves once chokidar is ready and the first scan is scheduled. */
+  async start(): Promise<void> {
+    const inbox = resolve(this.opts.inbox);
+    const watcher = watch(inbox, {
+      depth: 0,
+      followSymlinks: false,
+      ignoreInitial: true,
+      ignored: (p: string) => resolve(p) !== inbox && isIgnoredName(basename(p)),
+    });
+    this.watcher = watcher;
+    const trigger = (): void => this.schedule(this.debounceMs);
+    watcher.on('add', trigger).on('change', trigger).on('addDir', trigger);
+    watcher.on('error', (err) => this.opts.log.warn({ err }, 'inbox watcher error; the periodic rescan still covers the inbox'));
+    await new Promise<void>((ok) => watcher.once('ready', () => ok()));
+    this.rescan = setInterval(() => this.schedule(0), this.opts.rescanMs ?? 5000);
+    this.rescan.unref();
+    this.schedule(0); // files that were already there
+  }
+
+  /** Run a scan `delayMs` from now unless one is already scheduled sooner. */
+  schedule(delayMs: number): void {
+    if (this.closed) return;
+    if (this.scanning) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.scanning = this.scan().then(
+        (waiting) => this.afterScan(waiting),
+        (err: unknown) => {
+          this.opts.log.error({ err }, 'inbox scan failed; retrying at the next rescan');
+          this.afterScan(false);
+        },
+      );
+    }, delayMs);
+  }
+
+  /** Schedule the follow-up of a scan: soon if events came meanwhile, after the settle time if entries wait. */
+  private afterScan(waiting: boolean): void {
+    this.scanning = null;
+    const again = this.again;
+    this.again = false;
+    if (again) this.schedule(this.debounceMs);
+    else if (waiting) this.schedule(this.settleMs);
+  }
+
+  /** One look at the inbox: hand over entries seen unchanged twice, remember the rest; true when some wait. */
+  private async scan(): Promise<boolean> {
+    const names = (await readdir(this.opts.inbox).catch(() => [] as string[])).filter((n) => !isIgnoredName(n));
+    const now = Date.now();
+    const present = new Set(names);
+    for (const n of this.looks.keys()) if (!present.has(n)) this.looks.delete(n);
+    for (const n of this.handed) if (!present.has(n)) this.handed.delete(n);
+    const stable: string[] = [];
+    let waiting = false;
+    for (const name of names) {
+      if (this.handed.has(name)) continue;
+      const st = await lstat(join(this.opts.inbox, name)).catch(() => null);
+      if (!st) continue;
+      const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
+      const prev = this.looks.get(name);
+      if (prev && prev.sig === sig && now - prev.at >= this.settleMs) {
+        stable.push(name);
+      } else {
+        if (!prev || prev.sig !== sig) this.looks.set(name, { sig, at: now });
+        waiting = true;
+      }
+    }
+    if (stable.length > 0) {
+      for (const n of stable) {
+        this.handed.add(n);
+        this.looks.delete(n);
+      }
+      try {
+        await this.opts.onStable(stable);
+      } catch (err) {
+        this.opts.log.error({ err }, 'handling inbox entries failed; they stay in the inbox and are looked at again');
+        for (const n of stable) this.handed.delete(n);
+        waiting = true;
+      }
+    }
+    return waiting;
+  }
+
+  /** Stop watching and wait for a scan in progress to finish. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.rescan) clearInterval(this.rescan);
+    await this.watcher?.close();
+    await this.scanning;
+  }
+}

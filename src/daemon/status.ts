@@ -1,0 +1,125 @@
+/**
+ * The daemon's published status: `sessions/.daemon/status.json`.
+ *
+ * `pico status` is a separate process, so the daemon publishes what it is
+ * doing as a file: pid and start time, state, the running job and step, the
+ * queue by budget class and the last outcomes. Writes are atomic (temp +
+ * rename) but not fsynced — the file is advice for people, the ledgers are
+ * the truth — and changes within `coalesceMs` share one write. On exit the
+ * file is marked `stopped`; a reader tells a live daemon from a stale file
+ * (SIGKILL, power loss) by checking that the pid is alive and is still the
+ * same process (proc.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { BUDGET_CLASSES, type BudgetClass } from '../ledger/events.js';
+import { writeFileAtomic } from './durable.js';
+import type { DaemonPaths } from './paths.js';
+import { processIdentity, stillRunning } from './proc.js';
+
+export interface RecentOutcome {
+  session: string;
+  outcome: string;
+  duration_ms: number;
+  finished_at: string;
+}
+
+export interface DaemonStatus {
+  status: 'daemon-status@1';
+  pid: number;
+  /** boot id, pid and process start time: tells this daemon from a later process with the same pid */
+  identity: string | null;
+  root: string;
+  started_at: string;
+  updated_at: string;
+  state: 'starting' | 'running' | 'stopping' | 'stopped';
+  running: { session: string; label: string | null; budget_class: BudgetClass; step: string | null; started_at: string } | null;
+  queue: Record<BudgetClass, number>;
+  recent: RecentOutcome[];
+  counts: { finished: number; rejected: number; resumed: number; errors: number };
+  /** the daemon's own memory at the last write */
+  memory: { rss_mb: number; heap_used_mb: number };
+}
+
+const RECENT = 10;
+
+/** A fresh status for this process. */
+export function initialStatus(root: string, now = new Date()): DaemonStatus {
+  return {
+    status: 'daemon-status@1',
+    pid: process.pid,
+    identity: processIdentity(process.pid),
+    root,
+    started_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    state: 'starting',
+    running: null,
+    queue: Object.fromEntries(BUDGET_CLASSES.map((c) => [c, 0])) as Record<BudgetClass, number>,
+    recent: [],
+    counts: { finished: 0, rejected: 0, resumed: 0, errors: 0 },
+    memory: { rss_mb: 0, heap_used_mb: 0 },
+  };
+}
+
+/** Holds the live status and writes it (coalesced) whenever it changes. */
+export class StatusPublisher {
+  readonly current: DaemonStatus;
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly paths: DaemonPaths, private readonly coalesceMs = 50) {
+    this.current = initialStatus(paths.root);
+  }
+
+  /** Change the status and schedule a write. */
+  update(change: (s: DaemonStatus) => void): void {
+    change(this.current);
+    if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.coalesceMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Remember a finished job among the recent outcomes. */
+  addOutcome(o: RecentOutcome): void {
+    this.update((s) => {
+      s.recent.unshift(o);
+      s.recent.length = Math.min(s.recent.length, RECENT);
+    });
+  }
+
+  /** Write the status now (a write failure is returned, not thrown into the loop). */
+  async flush(): Promise<Error | null> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.current.updated_at = new Date().toISOString();
+    const mem = process.memoryUsage();
+    this.current.memory = { rss_mb: Math.round(mem.rss / 104857.6) / 10, heap_used_mb: Math.round(mem.heapUsed / 104857.6) / 10 };
+    const text = JSON.stringify(this.current, null, 2) + '\n';
+    const run = this.writing.then(async () => {
+      await mkdir(this.paths.daemonDir, { recursive: true });
+      await writeFileAtomic(this.paths.status, text, false);
+    });
+    this.writing = run.catch(() => undefined);
+    return run.then(() => null, (err: Error) => err);
+  }
+}
+
+export type StatusReading =
+  | { state: 'never'; path: string }
+  | { state: 'running'; status: DaemonStatus }
+  | { state: 'stopped'; status: DaemonStatus }
+  | { state: 'stale'; status: DaemonStatus };
+
+/** Read the status file and tell a live daemon from a clean stop and from a stale file. */
+export function readStatus(paths: DaemonPaths): StatusReading {
+  let status: DaemonStatus;
+  try {
+    status = JSON.parse(readFileSync(paths.status, 'utf8')) as DaemonStatus;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'never', path: paths.status };
+    throw new Error(`${paths.status}: unreadable status file (${(err as Error).message}); delete it — the daemon rewrites it on start`);
+  }
+  if (status.state === 'stopped') return { state: 'stopped', status };
+  return stillRunning(status.pid, status.identity ?? undefined) ? { state: 'running', status } : { state: 'stale', status };
+}

@@ -1,0 +1,75 @@
+/**
+ * Spawning the real compiled daemon (dist/src/cli/main.js) for end-to-end suites.
+ * Needs `npm run build` first (`npm test` runs it as pretest).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+
+export const MAIN_JS = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npm run build\` before the daemon end-to-end tests`);
+
+export type LogLine = Record<string, unknown> & { event?: string; msg?: string; level: number };
+
+export interface RunningDaemon {
+  child: ChildProcess;
+  lines: LogLine[];
+  /** resolves with the first log line (past or future) matching `pred` */
+  waitFor(pred: (l: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** resolves with the exit code (or the signal name) */
+  exited: Promise<number | string>;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+/** Start `pico daemon --root root`; stdout is parsed as pino JSON lines. */
+export function startDaemon(root: string, env: NodeJS.ProcessEnv = {}, extraArgs: string[] = []): RunningDaemon {
+  const child = spawn(process.execPath, [MAIN_JS, 'daemon', '--root', root, ...extraArgs], {
+    env: { ...process.env, PICO_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: LogLine[] = [];
+  const waiters: { pred: (l: LogLine) => boolean; ok: (l: LogLine) => void }[] = [];
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  createInterface({ input: child.stdout! }).on('line', (text) => {
+    let l: LogLine;
+    try {
+      l = JSON.parse(text) as LogLine;
+    } catch {
+      l = { level: 0, msg: text };
+    }
+    lines.push(l);
+    for (const w of waiters.filter((w) => w.pred(l))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.ok(l);
+    }
+  });
+  const exited = new Promise<number | string>((ok) => child.once('exit', (code, sig) => ok(code ?? sig ?? 'unknown')));
+  return {
+    child,
+    lines,
+    exited,
+    waitFor(pred, timeoutMs = 20_000) {
+      const seen = lines.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((ok, fail) => {
+        const t = setTimeout(() => fail(new Error(`daemon log line not seen within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last lines: ${JSON.stringify(lines.slice(-5))}`)), timeoutMs);
+        waiters.push({ pred, ok: (l) => (clearTimeout(t), ok(l)) });
+        void exited.then((code) => fail(new Error(`daemon exited (${code}) before the awaited log line; stderr: ${stderr.slice(-2000)}`)));
+      });
+    },
+  };
+}
+
+/** Run a pico command to completion; returns exit code and output. */
+export function pico(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
