@@ -31,7 +31,7 @@ import type { BenchRow } from './types.js';
 
 const JOBS = 200;
 /** Node flags the daemon runs with under systemd (systemd/picoharness.service ExecStart); the bench uses the same. */
-export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1'];
+export const DAEMON_NODE_FLAGS = (process.env.PICO_BENCH_NODE_FLAGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean);
 
 /** dist/src/cli/main.js, found from this file whether it runs from dist/bench or bench/. */
 function mainJs(): string {

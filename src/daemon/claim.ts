@@ -11,10 +11,10 @@
  * the loop runs nothing of a batch before it returns. This module does not
  * validate the job (inspect.ts) nor run it (loop.ts).
  */
-import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
+import { mkdirSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { fsyncDir } from './durable.js';
+import { syncDir } from '../ledger/ledger.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Claimed {
@@ -25,11 +25,11 @@ export interface Claimed {
 /** Make sessions/<id>/ for a claim; false when another session already owns the id. */
 async function makeSessionDir(dir: string): Promise<boolean> {
   try {
-    await mkdir(dir);
+    mkdirSync(dir);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return (await readdir(dir)).length === 0; // an empty folder: a crash between mkdir and rename
+    return readdirSync(dir).length === 0; // an empty folder: a crash between mkdir and rename
   }
 }
 
@@ -42,9 +42,13 @@ export async function claimJob(paths: DaemonPaths, name: string, preferredId: st
   }
   const files = sessionFiles(paths, id);
   try {
-    await rename(join(paths.inbox, name), files.job);
+    renameSync(join(paths.inbox, name), files.job);
   } catch (err) {
-    await rmdir(files.dir).catch(() => undefined);
+    try {
+      rmdirSync(files.dir);
+    } catch {
+      // leave it: an empty folder is recognised as a crash leftover and reused
+    }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
@@ -54,7 +58,8 @@ export async function claimJob(paths: DaemonPaths, name: string, preferredId: st
 /** Make a batch of claims durable: the inbox, the sessions folder and each claimed session folder. */
 export async function syncClaims(paths: DaemonPaths, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await fsyncDir(paths.sessions);
-  for (const id of ids) await fsyncDir(sessionFiles(paths, id).dir);
-  await fsyncDir(paths.inbox);
+  // Synchronous: a batch of directory fsyncs through the thread pool costs more in hops than in disk.
+  syncDir(paths.sessions);
+  for (const id of ids) syncDir(sessionFiles(paths, id).dir);
+  syncDir(paths.inbox);
 }

@@ -10,8 +10,7 @@
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
-import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
@@ -54,7 +53,7 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   const path = join(inbox, name);
   let st;
   try {
-    st = await lstat(path);
+    st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone', name };
     throw err;
@@ -70,22 +69,26 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   let text: string;
   let ino: number;
-  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    if (err.code === 'ELOOP') return 'link' as const;
-    throw err;
-  });
-  if (fh === null) return { kind: 'gone', name };
-  if (fh === 'link') return { kind: 'reject', name, problem: `${name} became a symbolic link while being read`, fix: 'write the job file elsewhere, then rename it into the inbox' };
+  // Synchronous on purpose: a job file is small, and a burst of hundreds would otherwise queue
+  // thousands of thread-pool round trips in front of the jobs.
+  let fd: number;
   try {
-    const fst = await fh.stat();
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'gone', name };
+    if (code === 'ELOOP') return { kind: 'reject', name, problem: `${name} became a symbolic link while being read`, fix: 'write the job file elsewhere, then rename it into the inbox' };
+    throw err;
+  }
+  try {
+    const fst = fstatSync(fd);
     if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes) {
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;
-    text = (await fh.readFile()).toString('utf8');
+    text = readFileSync(fd, 'utf8');
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   let value: unknown;
   try {

@@ -32,6 +32,9 @@ import { Spool } from './spool.js';
 import { IdleCollector } from './idle.js';
 import { StatusPublisher } from './status.js';
 
+/** Finished sessions ingested into memory in one transaction during a burst. */
+const INGEST_BATCH = 64;
+
 /** Exit code for a root whose manifests do not load (as src/cli/args.ts EXIT.root). */
 export const EXIT_BROKEN_ROOT = 3;
 
@@ -63,6 +66,8 @@ class Daemon {
   private readonly closers: { name: string; close: () => unknown }[] = [];
   private runtime: SessionRunner | null = null;
   private memory: MemoryHook | null = null;
+  /** finished sessions not yet ingested into memory */
+  private readonly pendingIngest: string[] = [];
   private wakeUp: (() => void) | null = null;
   private labels = new Map<string, string | null>();
   private notifier: Notifier | null = null;
@@ -199,6 +204,7 @@ class Daemon {
     while (!this.stop.signal.aborted) {
       const item = this.queue.shift();
       if (!item) {
+        await this.ingestPending();
         notifier.send({ STATUS: this.statusLine() });
         this.idle.idle();
         await new Promise<void>((resolve) => (this.wakeUp = resolve));
@@ -208,8 +214,10 @@ class Daemon {
       this.publishQueue();
       this.idle.busy();
       await this.runOne(item);
-      await this.ingest(item.id);
+      this.pendingIngest.push(item.id);
+      if (this.pendingIngest.length >= INGEST_BATCH) await this.ingestPending();
     }
+    await this.ingestPending();
   }
 
   /** Run (or resume) one session and record how it ended. */
@@ -253,15 +261,20 @@ class Daemon {
     }
   }
 
-  /** Feed a finished session into memory; a memory failure is a warning, never a stop. */
-  private async ingest(id: string): Promise<void> {
-    if (!this.memory) return;
+  /**
+   * Feed finished sessions into memory, between jobs: when the queue runs dry, or every
+   * INGEST_BATCH jobs in a burst (one transaction for the batch). A memory failure is a
+   * warning, never a stop: the ledgers are the truth and can be ingested again later.
+   */
+  private async ingestPending(): Promise<void> {
+    const ids = this.pendingIngest.splice(0);
+    if (!this.memory || ids.length === 0) return;
     const t0 = performance.now();
     try {
-      await this.memory.ingestSession(sessionFiles(this.paths, id).dir);
-      this.log.debug({ event: 'ingested', job: id, session: id, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
+      await this.memory.ingestSessions(ids.map((id) => sessionFiles(this.paths, id).dir));
+      this.log.debug({ event: 'ingested', sessions: ids.length, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
     } catch (err) {
-      this.log.warn({ event: 'memory', job: id, session: id, err }, `memory ingest of ${id} failed; the session is safe on disk and can be ingested again later`);
+      this.log.warn({ event: 'memory', sessions: ids, err }, `memory ingest of ${ids.length} session(s) failed; they are safe on disk and can be ingested again later (pico memory rebuild)`);
     }
   }
 

@@ -28,7 +28,7 @@ export interface SessionRunner {
 
 /** What the daemon needs of memory (src/memory/index.ts implements it). */
 export interface MemoryHook {
-  ingestSession(sessionDir: string): unknown;
+  ingestSessions(sessionDirs: readonly string[]): unknown;
   close?(): unknown;
 }
 

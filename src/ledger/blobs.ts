@@ -9,6 +9,8 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 
 export const BLOB_PREFIX = 'sha256:';
+/** Outputs up to this many bytes stand inline in their event (one durable write instead of two). */
+export const INLINE_MAX_BYTES = 4096;
 
 export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
@@ -49,5 +51,20 @@ export class BlobStore {
 
   getText(ref: string): string {
     return this.get(ref).toString('utf8');
+  }
+
+  /** Store an output: inline when small, else as a blob; returns the event fields that hold it. */
+  keep(text: string): { blob: string | null; text?: string; bytes: number } {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= INLINE_MAX_BYTES) return { blob: null, text, bytes };
+    const { ref } = this.put(text);
+    return { blob: ref, bytes };
+  }
+
+  /** The output an event holds, inline or in a blob. */
+  read(held: { blob: string | null; text?: string | undefined }): string {
+    if (held.text !== undefined) return held.text;
+    if (held.blob === null) throw new Error('the event holds neither inline text nor a blob reference');
+    return this.getText(held.blob);
   }
 }

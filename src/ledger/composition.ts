@@ -68,13 +68,17 @@ export function compositionHash(c: Composition): string {
   return digestOf(c);
 }
 
-/** Write the document beside a ledger (atomically) and return its hash. */
-export function writeComposition(sessionDir: string, c: Composition): string {
+/** The document as written beside a ledger: canonical key order, indented for people. */
+export function compositionText(c: Composition): string {
+  return JSON.stringify(JSON.parse(canonicalJson(c)), null, 2) + '\n';
+}
+
+/** Write the document text beside a ledger (atomically: temp file and rename). */
+export function writeComposition(sessionDir: string, text: string): void {
   const path = join(sessionDir, COMPOSITION_FILE);
   const tmp = `${path}.tmp`;
-  writeFileSync(tmp, JSON.stringify(JSON.parse(canonicalJson(c)), null, 2) + '\n');
+  writeFileSync(tmp, text);
   renameSync(tmp, path);
-  return compositionHash(c);
 }
 
 /** Top-level keys (and provider/schema ids) that differ between two compositions. */

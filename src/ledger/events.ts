@@ -91,7 +91,9 @@ export const eventSchemas = {
   }),
   tool_output: z.strictObject({
     ...base, type: z.literal('tool_output'),
-    step: z.string(), tool: z.string(), blob: z.string(), bytes: z.number().int().nonnegative(),
+    step: z.string(), tool: z.string(),
+    /** `sha256:<hex>` of the output in blobs/, or null when it is small enough to stand inline in `text` */
+    blob: z.string().nullable(), text: z.string().optional(), bytes: z.number().int().nonnegative(),
     exit_code: z.number().int().nullable(), duration_ms: z.number().nonnegative(),
     truncated: z.boolean(),
   }),

@@ -103,9 +103,9 @@ export class Ledger {
       for (const e of events) {
         if (e.session_id !== sessionId) throw new LedgerError(`${path}: event ${e.seq} belongs to session ${e.session_id}, not ${sessionId}`);
       }
-    } else {
-      syncDir(dirname(path));
     }
+    // A new ledger's directory entry is not fsynced here: if a power cut loses it, the session
+    // folder still holds job.json and the session simply starts again from the beginning.
     return { ledger: new Ledger(dir, sessionId, events, clock), torn };
   }
 

@@ -9,6 +9,7 @@
  * it counts. It also gives the policy its per-job measurements (pass rate
  * from `v_provider_health`, cost from here). It never writes anything.
  */
+import { PROVIDER_FAULT_KINDS } from './views.js';
 import type Database from 'better-sqlite3';
 import type { Measurement } from '../ledger/events.js';
 import { readManifestCosts, type DeclaredCost } from './manifest-cost.js';
@@ -44,7 +45,8 @@ interface CostRow { provider: string; schema: string | null; n: number; p50_ms: 
 export class CostModel {
   private readonly costs: Map<string, DeclaredCost | null>;
   readonly problems: string[];
-  private readonly one: Database.Statement;
+  private readonly count: Database.Statement;
+  private readonly rank: Database.Statement;
   private readonly health: Database.Statement;
 
   /** `manifestsDir` is manifests/providers; it is read once, here. */
@@ -52,13 +54,21 @@ export class CostModel {
     const m = readManifestCosts(manifestsDir);
     this.costs = m.costs;
     this.problems = m.problems;
-    this.one = db.prepare('SELECT provider, schema, n, p50_ms, p90_ms FROM v_cost WHERE provider = ? AND schema IS ?');
-    this.health = db.prepare('SELECT n, pass_rate FROM v_provider_health WHERE provider = ? AND schema IS ?');
+    // Per provider and schema, through the indexes (the views scan every row, which grows with
+    // the history). A manifest id also matches its pinned identities: "tiny" covers "tiny@sha256:…".
+    const who = `(provider = @p OR (provider > @p || '@' AND provider < @p || '@~')) AND schema IS @s`;
+    this.count = db.prepare(`SELECT COUNT(*) AS n FROM provider_call WHERE ${who}`);
+    this.rank = db.prepare(`SELECT duration_ms FROM provider_call WHERE ${who} ORDER BY duration_ms LIMIT 1 OFFSET @k`);
+    this.health = db.prepare(`SELECT (SELECT COUNT(*) FROM fact WHERE ${who}) AS ok,
+      (SELECT COUNT(*) FROM failure WHERE ${who} AND kind IN (${PROVIDER_FAULT_KINDS.map((k) => `'${k}'`).join(', ')})) AS failed`);
   }
 
   /** p50/p90 for a provider and schema; measured from five calls up, else the manifest's, else none. */
   estimate(provider: string, schema: string | null): Estimate {
-    const row = this.one.get(provider, schema) as CostRow | undefined;
+    const n = (this.count.get({ p: provider, s: schema }) as { n: number }).n;
+    // nearest rank, as in v_cost: the smallest value with at least q% of the calls at or below it
+    const at = (q: number) => (this.rank.get({ p: provider, s: schema, k: Math.max(0, Math.ceil((n * q) / 100) - 1) }) as { duration_ms: number }).duration_ms;
+    const row: CostRow | undefined = n > 0 ? { provider, schema, n, p50_ms: at(50), p90_ms: at(90) } : undefined;
     return this.fromRow(provider, schema, row);
   }
 
@@ -125,9 +135,10 @@ export class CostModel {
     for (const p of providerIds) {
       const bySchema: Record<string, Measurement> = {};
       for (const s of schemaIds) {
-        const h = this.health.get(p, s) as { n: number; pass_rate: number } | undefined;
+        const h = this.health.get({ p, s }) as { ok: number; failed: number };
+        const n = h.ok + h.failed;
         const e = this.estimate(p, s);
-        bySchema[s] = { pass_rate: h ? h.pass_rate : null, n: h?.n ?? 0, p50_ms: e.p50_ms, p90_ms: e.p90_ms, source: e.source };
+        bySchema[s] = { pass_rate: n > 0 ? h.ok / n : null, n, p50_ms: e.p50_ms, p90_ms: e.p90_ms, source: e.source };
       }
       out[p] = bySchema;
     }

@@ -85,6 +85,12 @@ export class MemoryIndex {
     return this.ingestor.ingestSession(sessionDir);
   }
 
+  /** Ingest several session folders in one transaction (the daemon's batch between jobs). */
+  ingestSessions(sessionDirs: readonly string[]): IngestResult[] {
+    this.check(true);
+    return this.db.transaction(() => sessionDirs.map((d) => this.ingestor.ingestSession(d)))();
+  }
+
   /** Ingest every session under a sessions/ folder; idempotent. */
   ingestDir(sessionsDir: string): DirResult {
     this.check(true);

@@ -5,9 +5,10 @@
  * database read-only, and when there is none yet (a fresh install) it answers
  * from the manifests without creating a file. `ingestAfterJob` is what the
  * daemon runs between jobs so a finished session's facts are in the index
- * without a manual step. Neither keeps a connection open between calls.
+ * without a manual step. Neither keeps a connection open between calls;
+ * `MeasurementReader` does, for a runtime that serves many jobs.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from '../ledger/events.js';
 import { CostModel } from './cost.js';
@@ -48,5 +49,55 @@ export function ingestAfterJob(root: string, sessionId: string): IngestResult {
     return ix.ingestSession(join(sessionsDirFor(root), sessionId));
   } finally {
     ix.close();
+  }
+}
+
+/**
+ * The policy's measurements for a long-running runtime (the daemon): one
+ * read-only connection kept open between jobs, reopened when the database
+ * file is replaced (a rebuild into a new file, a deletion), so reading the
+ * snapshot costs a few indexed queries rather than an open per job.
+ * `forget()` drops the cached manifest costs after the manifests change.
+ */
+export class MeasurementReader {
+  private ix: MemoryIndex | null = null;
+  private model: CostModel | null = null;
+  private ino: number | null = null;
+
+  constructor(private readonly root: string) {}
+
+  read(providerIds: readonly string[], schemaIds: readonly string[]): Measurements {
+    const db = dbPathFor(this.root);
+    const manifests = providerManifestsDirFor(this.root);
+    let ino: number | null = null;
+    try {
+      ino = statSync(db).ino;
+    } catch {
+      this.close();
+      return CostModel.declaredOnly(manifests, providerIds, schemaIds);
+    }
+    if (ino !== this.ino) {
+      this.close();
+      try {
+        this.ix = MemoryIndex.open(db, { readonly: true });
+      } catch {
+        return CostModel.declaredOnly(manifests, providerIds, schemaIds);
+      }
+      this.ino = ino;
+    }
+    this.model ??= this.ix!.cost(manifests);
+    return this.model.measurementsFor(providerIds, schemaIds);
+  }
+
+  /** The manifests changed: read their declared costs again on the next call. */
+  forget(): void {
+    this.model = null;
+  }
+
+  close(): void {
+    this.ix?.close();
+    this.ix = null;
+    this.model = null;
+    this.ino = null;
   }
 }

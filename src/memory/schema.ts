@@ -84,6 +84,7 @@ CREATE TABLE failure (
 );
 CREATE INDEX failure_by_kind ON failure (kind, signature);
 CREATE INDEX failure_by_capability ON failure (capability, kind);
+CREATE INDEX failure_by_provider ON failure (provider, schema);
 
 -- the events that resolve failures: escalated, plan_created, declined, answer_sent
 CREATE TABLE control_event (

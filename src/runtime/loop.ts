@@ -12,7 +12,6 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../ledger/clock.js';
-import type { Composition } from '../ledger/composition.js';
 import { writeComposition, COMPOSITION_FILE } from '../ledger/composition.js';
 import type { EventOf, Measurement } from '../ledger/events.js';
 import { Ledger } from '../ledger/ledger.js';
@@ -38,7 +37,8 @@ export interface LoopDeps {
   registry: Registry;
   adapterFor: (p: ProviderManifest) => ProviderAdapter;
   hooks: readonly Hook[];
-  composition: Composition;
+  /** the composition document as written beside the ledger, and its hash */
+  compositionText: string;
   compositionHash: string;
   machine: string;
   measure: Measure;
@@ -95,7 +95,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopResult> {
 /** Events 0..3: composition, the operator's input, the policy snapshot, the plan. */
 function writePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): void {
   if (ledger.all.length === 0) {
-    writeComposition(d.sessionDir, d.composition);
+    writeComposition(d.sessionDir, d.compositionText);
     ledger.append({ type: 'composition', hash: d.compositionHash, machine: d.clock.measured(0, 'machine', d.machine), config: COMPOSITION_FILE });
   }
   completePreamble(d, ledger, state);
@@ -127,7 +127,8 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
       })),
     });
   }
-  ledger.commit();
+  // No fdatasync of its own: the first committed fact makes these durable too. A crash before it
+  // leaves only the claimed job.json, and the session starts again from scratch.
 }
 
 /** Resuming under another composition is impossible: close with an explicit outcome. */
@@ -182,7 +183,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     }
     started++;
     const from = s.tool ? null : s.from ?? d.job.plan.slice(0, i).map((p) => p.step);
-    d.log.info({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
+    d.log.debug({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
     const t0 = performance.now();
     const input = d.inputs?.[s.step];
     const out = await runStep(ctx, {
@@ -191,7 +192,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     }, held);
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);
-    d.log.info({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
+    d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
   }
   return { interrupted: false, budget };
 }
@@ -224,5 +225,5 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
   ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });
   ledger.commit();
-  d.log.info({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
+  d.log.debug({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
 }

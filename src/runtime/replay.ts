@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProviderError } from '../adapters/types.js';
+import { BlobStore } from '../ledger/blobs.js';
 import { replayClock } from '../ledger/clock.js';
 import { diffCompositions, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
@@ -48,17 +49,18 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
   const job = parseJob(user.job, `${dir} user_input.job`);
   const scratch = mkdtempSync(join(tmpdir(), `pico-replay-${sessionId}-`));
   try {
+    const blobs = new BlobStore(join(dir, 'blobs'));
     const inputs: Record<string, DirectInput> = {};
     if (job.label?.startsWith('pico call')) {
       for (const e of original) {
         if (e.type !== 'tool_output') continue;
         const started = original.find((s) => s.type === 'step_started' && s.step === e.step);
-        inputs[e.step] = { text: readBlob(dir, e.blob), trust: started?.type === 'step_started' ? started.trust : 'T1', label: e.tool };
+        inputs[e.step] = { text: blobs.read(e), trust: started?.type === 'step_started' ? started.trust : 'T1', label: e.tool };
       }
     }
     const onlyProvider = job.label?.match(/^pico call --provider (\S+)$/)?.[1];
     await rt.runSession(sessionId, {
-      job, sessionDir: scratch, clock: replayClock(original), runTool: recordedTools(dir, original), inputs,
+      job, sessionDir: scratch, clock: replayClock(original), runTool: recordedTools(blobs, original), inputs,
       ...(onlyProvider ? { onlyProvider } : {}),
     });
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -76,12 +78,8 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
   }
 }
 
-function readBlob(dir: string, ref: string): string {
-  return readFileSync(join(dir, 'blobs', ref.replace(/^sha256:/, '')), 'utf8');
-}
-
 /** A tool runner that answers each step's tool calls, in order, with what the ledger recorded. */
-function recordedTools(dir: string, events: readonly LedgerEvent[]): ToolRunner {
+function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRunner {
   const queues = new Map<string, LedgerEvent[]>();
   for (const e of events) {
     const isTool = e.type === 'tool_output' || ((e.type === 'tool_failed' || e.type === 'tool_timeout' || e.type === 'tool_empty') && e.provider === null);
@@ -92,7 +90,7 @@ function recordedTools(dir: string, events: readonly LedgerEvent[]): ToolRunner 
   return async (tool, _args, step) => {
     const e = queues.get(step)?.shift();
     if (!e) throw new Error(`replay: the recorded session has no more output for tool ${tool.name} at step ${step}; the replay took a different path`);
-    if (e.type === 'tool_output') return { output: readBlob(dir, e.blob), exitCode: e.exit_code, durationMs: e.duration_ms, truncated: e.truncated };
+    if (e.type === 'tool_output') return { output: blobs.read(e), exitCode: e.exit_code, durationMs: e.duration_ms, truncated: e.truncated };
     const type = e.type as 'tool_failed' | 'tool_timeout' | 'tool_empty';
     throw new ProviderError(type, (e as { error: string }).error.replace(/^tool \S+: /, ''));
   };

@@ -51,8 +51,13 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
   };
 }
 
-/** Write a JSON document atomically and durably. */
-export function writeJsonAtomic(path: string, doc: unknown): void {
+/**
+ * Write a JSON document atomically (temp file, fsync, rename). With
+ * `durableRename` the rename itself is made durable too; result.json skips
+ * that, because a rename lost to a power cut only means the finished session
+ * is re-closed from its ledger on the next start.
+ */
+export function writeJsonAtomic(path: string, doc: unknown, durableRename = true): void {
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o644);
   try {
@@ -62,11 +67,11 @@ export function writeJsonAtomic(path: string, doc: unknown): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
-  syncDir(join(path, '..'));
+  if (durableRename) syncDir(join(path, '..'));
 }
 
 export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
   const path = join(sessionDir, RESULT_FILE);
-  writeJsonAtomic(path, doc);
+  writeJsonAtomic(path, doc, false);
   return path;
 }

@@ -17,14 +17,15 @@ import { createAdapters, disposeAdapters, type Adapters } from '../adapters/inde
 import type { ProviderAdapter } from '../adapters/types.js';
 import { digestBytes } from '../ledger/canonical.js';
 import { systemClock, type Clock } from '../ledger/clock.js';
-import { buildComposition, compositionHash, type Composition } from '../ledger/composition.js';
+import { buildComposition, compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
-import { readMeasurements } from '../memory/runtime-api.js';
+import { MeasurementReader } from '../memory/runtime-api.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, type LoadedRoot } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
+import { isBuiltin } from '../world/builtin.js';
 import { makeWorkDir } from '../world/workdir.js';
 import type { Hook } from './hooks.js';
 import { parseJob, type Job } from './job.js';
@@ -70,16 +71,29 @@ export const PACKAGE_DIR = (() => {
 export class Runtime {
   private loaded!: LoadedRoot;
   private composition!: Composition;
+  private compositionText!: string;
   private hash!: string;
   private fingerprint = '';
   private readonly adapters: Adapters;
   private readonly machine = machineHash();
+  private readonly measurements: MeasurementReader;
   readonly log: Logger;
 
   private constructor(readonly root: string, private readonly opts: RuntimeOptions) {
     this.log = opts.log ?? pino({ level: 'silent' });
     this.adapters = createAdapters();
+    this.measurements = new MeasurementReader(root);
   }
+
+  /** Measured pass rates and costs from the root's memory index (manifest costs before it exists). */
+  private measureFromMemory: Measure = (providers, schemas) => {
+    try {
+      return this.measurements.read(providers, schemas);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
+      return {};
+    }
+  };
 
   static async open(root: string, opts: RuntimeOptions = {}): Promise<Runtime> {
     const rt = new Runtime(root, opts);
@@ -122,8 +136,10 @@ export class Runtime {
     const old = this.loaded;
     this.loaded = loaded;
     this.composition = composition;
+    this.compositionText = compositionText(composition);
     this.hash = compositionHash(composition);
     this.fingerprint = fingerprint;
+    this.measurements?.forget();
     if (old) await old.scope.unwind();
   }
 
@@ -138,14 +154,15 @@ export class Runtime {
     const job = o.job ?? parseJob(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')), join(dir, 'job.json'));
     const root = this.root;
     const liveTool: ToolRunner = async (tool, args, step) => {
-      const workDir = await makeWorkDir(root, sessionId, step);
+      // A world built-in (a confined read) starts no program, so it needs no directory of its own.
+      const workDir = isBuiltin(tool.command) ? dir : await makeWorkDir(root, sessionId, step);
       // Not the session's stop signal: shutdown lets the step in flight finish (tools have their own limits).
       return runTool(tool, args, { root, workDir });
     };
     return runLoop({
       root, sessionId, sessionDir: dir, job, registry: this.loaded.registry, adapterFor: this.adapterFor,
-      hooks: this.opts.hooks ?? [], composition: this.composition, compositionHash: this.hash, machine: this.machine,
-      measure: this.opts.measure ?? defaultMeasure(root, this.log), runTool: o.runTool ?? liveTool,
+      hooks: this.opts.hooks ?? [], compositionText: this.compositionText, compositionHash: this.hash, machine: this.machine,
+      measure: this.opts.measure ?? this.measureFromMemory, runTool: o.runTool ?? liveTool,
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}),
@@ -153,6 +170,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    this.measurements.close();
     await disposeAdapters(this.adapters);
     await this.loaded.scope.unwind();
   }
@@ -196,14 +214,3 @@ function providerCodeDigests(): Record<string, string> {
   return out;
 }
 
-/** Measurements from the root's memory index (manifest costs when it does not exist yet). */
-function defaultMeasure(root: string, log: Logger): Measure {
-  return (providers, schemas) => {
-    try {
-      return readMeasurements(root, providers, schemas);
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
-      return {};
-    }
-  };
-}

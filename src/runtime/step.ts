@@ -102,17 +102,15 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
     // EXECUTE: run the tool, or gather the facts this step reduces.
     let input: string;
     if (spec.input) {
-      const blob = ledger.blobs.put(spec.input.text);
-      ledger.append({ type: 'tool_output', step: spec.step, tool: spec.input.label, blob: blob.ref, bytes: blob.bytes, exit_code: null, duration_ms: 0, truncated: false });
+      ledger.append({ type: 'tool_output', step: spec.step, tool: spec.input.label, ...ledger.blobs.keep(spec.input.text), exit_code: null, duration_ms: 0, truncated: false });
       input = spec.input.text;
     } else if (tool) {
       try {
         const run = await ctx.runTool(tool, args, spec.step);
         // An EXECUTE hook may change the tool's output before it is recorded, never after.
         run.output = phase('EXECUTE', null, run.output) as string;
-        const blob = ledger.blobs.put(run.output);
         ledger.append({
-          type: 'tool_output', step: spec.step, tool: tool.name, blob: blob.ref, bytes: blob.bytes,
+          type: 'tool_output', step: spec.step, tool: tool.name, ...ledger.blobs.keep(run.output),
           exit_code: run.exitCode, duration_ms: ctx.ledger.clock.measured(ledger.nextSeq, 'duration_ms', Math.round(run.durationMs)),
           truncated: run.truncated,
         });

@@ -12,7 +12,7 @@
  * It deliberately does not run anything (run.ts does) and does not interpret
  * argument meaning beyond paths.
  */
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { ProviderError } from '../adapters/types.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
@@ -55,7 +55,7 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
   const allowed = tool.read_paths.map((p) => (isAbsolute(p) ? p : resolve(root, p)));
   let real: string;
   try {
-    real = await realpath(isAbsolute(value) ? value : resolve(root, value));
+    real = realpathSync(isAbsolute(value) ? value : resolve(root, value));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} cannot be resolved (${code}); pass an existing path under ${allowed.join(' or ')}`);
@@ -63,7 +63,7 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
   for (const dir of allowed) {
     let realDir: string;
     try {
-      realDir = await realpath(dir);
+      realDir = realpathSync(dir);
     } catch {
       continue; // a declared folder that does not exist on this machine admits nothing
     }

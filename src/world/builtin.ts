@@ -15,8 +15,7 @@
  * Only `builtin:read PATH` exists. A tool manifest opts in by naming it as
  * its command; anything else is a program and runs as a subprocess.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { WorldRequest, WorldResult } from './run.js';
 
 export const BUILTIN_READ = 'builtin:read';
@@ -27,9 +26,10 @@ export function isBuiltin(argv: readonly string[]): boolean {
 }
 
 /** Run a built-in; an unknown one is refused like a missing program (exit 127). */
-export async function runBuiltin(req: WorldRequest, isolation: WorldResult['isolation']): Promise<WorldResult> {
+export async function runBuiltin(req: WorldRequest): Promise<WorldResult> {
   const started = performance.now();
-  const base = { command: req.argv.join(' '), cwd: req.cwd, isolation, signal: null, timedOut: false, canceled: false };
+  // isolation 'none': no program runs, so there is nothing for a sandbox to hold
+  const base = { command: req.argv.join(' '), cwd: req.cwd, isolation: 'none' as const, signal: null, timedOut: false, canceled: false };
   const done = (r: { exitCode: number; stdout?: string; stderr?: string; truncated?: boolean; cause?: string }): WorldResult => ({
     ...base, durationMs: performance.now() - started, exitCode: r.exitCode, truncated: r.truncated ?? false,
     stdout: r.stdout ?? '', stderr: r.stderr ?? '', failed: r.exitCode !== 0 || (r.truncated ?? false),
@@ -40,21 +40,23 @@ export async function runBuiltin(req: WorldRequest, isolation: WorldResult['isol
     return done({ exitCode: 127, stderr: `${name}: unknown built-in or wrong arguments (only "${BUILTIN_READ} PATH" exists)`, cause: 'unknown built-in' });
   }
   const path = args[0]!;
-  let fh;
+  // Synchronous on purpose: four round trips through the thread pool cost more than reading a
+  // capped file, and the daemon runs one step at a time anyway.
+  let fd: number;
   try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return done({ exitCode: 1, stderr: `${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
   }
   try {
-    const st = await fh.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) return done({ exitCode: 1, stderr: `${path}: not a regular file` });
     const buf = Buffer.alloc(Math.min(st.size, req.maxOutputBytes) + 1);
     let n = 0;
     const deadline = started + req.timeoutMs;
     while (n < buf.length) {
       if (performance.now() > deadline) return { ...done({ exitCode: 1, stderr: '' }), timedOut: true, exitCode: null, cause: 'timed out' };
-      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+      const bytesRead = readSync(fd, buf, n, buf.length - n, n);
       if (bytesRead === 0) break;
       n += bytesRead;
     }
@@ -62,6 +64,6 @@ export async function runBuiltin(req: WorldRequest, isolation: WorldResult['isol
     const text = buf.subarray(0, Math.min(n, req.maxOutputBytes)).toString('utf8');
     return done({ exitCode: 0, stdout: truncated ? text.replace(/\uFFFD$/, '') : text, truncated });
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }

@@ -138,6 +138,7 @@ class Collector {
 /** Run one argv in the execution world and report what happened in one shape. */
 export async function runInWorld(req: WorldRequest, opts: { capabilities?: WorldCapabilities } = {}): Promise<WorldResult> {
   checkRequest(req);
+  if (isBuiltin(req.argv)) return runBuiltin(req);
   const caps = opts.capabilities ?? (await worldCapabilities());
   const env = worldEnv(req.cwd, req.env);
   const started = performance.now();
@@ -146,7 +147,6 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: true,
       stdout: '', stderr: '', failed: true, cause: 'canceled before start' };
   }
-  if (isBuiltin(req.argv)) return runBuiltin(req, caps.level);
   const [file, ...args] = wrapArgv(caps, req.argv, req.writable ?? [req.cwd], req.cwd);
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,

@@ -10,7 +10,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { initRoot } from '../../src/runtime/init.js';
-import { tempRoot } from './helpers.js';
+import { slowExampleJob, tempRoot } from './helpers.js';
 import { startDaemon } from './spawn.js';
 
 const JOBS = 30;
@@ -19,7 +19,8 @@ describe('crash recovery, end to end', () => {
   it('30 jobs, SIGKILL mid-run, restart: every job finishes exactly once with a valid ledger', async () => {
     const root = tempRoot('pico-e2e-crash-');
     initRoot(root);
-    const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'));
+    // tool steps that take a moment, so the kill lands while a step is in flight
+    const job = slowExampleJob(root, 0.15);
     const first = startDaemon(root);
     await first.waitFor((l) => l.event === 'ready');
     const ids: string[] = [];

@@ -13,7 +13,7 @@ import { daemonPaths } from '../../src/daemon/paths.js';
 import { findUnfinished } from '../../src/daemon/recovery.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
-import { tempRoot } from './helpers.js';
+import { slowExampleJob, tempRoot } from './helpers.js';
 import { pico, startDaemon } from './spawn.js';
 
 const receivers: NotifyReceiver[] = [];
@@ -30,7 +30,8 @@ function exampleRoot(): { root: string; job: Buffer } {
 
 describe('the daemon as a service, end to end', () => {
   it('SIGTERM mid-job finishes the current step, exits 0, and leaves the session resumable', async () => {
-    const { root, job } = exampleRoot();
+    const { root } = exampleRoot();
+    const job = slowExampleJob(root); // the signal must land while a step is in flight
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
     const { id } = await dropIntoInbox(job, root);

@@ -2,7 +2,7 @@
  * Shared helpers for the daemon suites: temp roots, a quiet logger, a good job.
  * Real directories under the OS temp folder, removed after each test.
  */
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -43,4 +43,22 @@ export function goodJob(budgetClass = 'interactive', label?: string): Record<str
     plan: [{ step: 's1', tool: 'read_file', args: { path: 'examples/data/df.txt' }, capability: 'extract@1', schema: 'log_summary@2' }],
     ...(label ? { label } : {}),
   };
+}
+
+/**
+ * The example job with every tool step slowed down by a real `sleep` in the
+ * execution world, so a test can signal the daemon while a step is certainly
+ * in flight (the plain example runs in a few milliseconds).
+ */
+export function slowExampleJob(root: string, sleepSeconds = 0.4): Buffer {
+  writeFileSync(join(root, 'manifests', 'tools', 'slow_read.json'), JSON.stringify({
+    manifest: 'tool@1', name: 'slow_read', description: 'read_file, after a pause (tests only)',
+    command: ['sh', '-c', `sleep ${sleepSeconds}; cat -- "$1"`, 'slow_read', '{path}'],
+    input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+    path_args: ['path'], read_paths: ['examples/data'], output: { media: 'text' }, reducer: 'extract@1',
+    effect: 'read_only', idempotent: true, trust_out: 'T1', limits: { timeout_ms: 10_000, max_output_bytes: 1_048_576 },
+  }));
+  const job = JSON.parse(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8')) as { plan: { tool?: string }[] };
+  for (const s of job.plan) if (s.tool === 'read_file') s.tool = 'slow_read';
+  return Buffer.from(JSON.stringify(job));
 }

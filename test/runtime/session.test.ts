@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
-import { Ledger } from '../../src/ledger/ledger.js';
 import { replaySession } from '../../src/runtime/replay.js';
 import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { exampleJob, makeRoot, newSession, put, REPO, script, shellProvider } from '../helpers/root.js';
@@ -57,25 +56,39 @@ describe('session', () => {
     expect(events.find((e) => e.type === 'answer_sent')).toMatchObject({ trust: 'T1' });
   });
 
-  it('replay notices a changed output: a tampered recorded blob makes the ledgers differ', async () => {
+  it('replay notices a changed output: a tampered recorded tool output makes the ledgers differ', async () => {
     const root = makeRoot();
     rt = await openRuntime(root);
     const id = newSession(rt, exampleJob());
     await rt.runSession(id);
     const events = readLedger(rt.sessionDir(id));
     const out = events.find((e) => e.type === 'tool_output' && e.step === 'log');
-    if (out?.type !== 'tool_output') throw new Error('no tool output');
-    // Rewrite the recorded log window (and its name, so the store stays consistent) to a quiet one.
+    if (out?.type !== 'tool_output' || out.text === undefined) throw new Error('expected an inline tool output');
+    // Rewrite the recorded log window to a quiet one: the replay reduces what the ledger holds.
     const quiet = 'Mar  3 14:00:00 pi5 cron[1]: (root) CMD (true)\n';
-    const { createHash } = await import('node:crypto');
-    const hex = createHash('sha256').update(quiet).digest('hex');
-    writeFileSync(join(rt.sessionDir(id), 'blobs', hex), quiet);
-    const text = readFileSync(join(rt.sessionDir(id), 'events.jsonl'), 'utf8')
-      .replace(`"blob":"${out.blob}","bytes":${out.bytes}`, `"blob":"sha256:${hex}","bytes":${Buffer.byteLength(quiet)}`);
-    writeFileSync(join(rt.sessionDir(id), 'events.jsonl'), text);
+    const lines = readFileSync(join(rt.sessionDir(id), 'events.jsonl'), 'utf8').split('\n');
+    lines[out.seq] = JSON.stringify({ ...out, text: quiet, bytes: Buffer.byteLength(quiet) });
+    writeFileSync(join(rt.sessionDir(id), 'events.jsonl'), lines.join('\n'));
     const replay = await replaySession(rt, id);
     expect(replay.identical).toBe(false);
     expect(replay.firstDifference?.line).toBeGreaterThan(out.seq + 1);
+  });
+
+  it('a large tool output goes to a blob, a small one stands inline', async () => {
+    const root = makeRoot();
+    bigLog(root);
+    rt = await openRuntime(root);
+    const job = exampleJob();
+    job.plan[1] = { ...job.plan[1]!, args: { path: 'examples/data/big.log' } };
+    const id = newSession(rt, job);
+    await rt.runSession(id);
+    const outs = readLedger(rt.sessionDir(id)).filter((e) => e.type === 'tool_output') as Extract<LedgerEvent, { type: 'tool_output' }>[];
+    expect(outs[0]).toMatchObject({ step: 'disk', blob: null });
+    expect(outs[0]!.text).toContain('Filesystem');
+    expect(outs[1]!.blob).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(outs[1]!.text).toBeUndefined();
+    expect(readFileSync(join(rt.sessionDir(id), 'blobs', outs[1]!.blob!.slice(7)), 'utf8')).toBe(readFileSync(join(root, 'examples/data/big.log'), 'utf8'));
+    expect((await replaySession(rt, id)).identical).toBe(true);
   });
 
   it('a capability with no provider declines clearly', async () => {
@@ -211,19 +224,20 @@ describe('session', () => {
 
   it('a blob altered before the provider call stops the step rather than sending an unlogged input', async () => {
     const root = makeRoot();
+    bigLog(root);
     let dir = '';
     rt = await openRuntime(root, {
       hooks: [{
         name: 'tamper', phases: ['SELECT'], run: (ctx) => {
           if (ctx.step !== 'log') return;
-          const l = Ledger.open(dir, ctx.sessionId).ledger;
-          const out = [...l.all].reverse().find((e) => e.type === 'tool_output');
-          l.close();
-          if (out?.type === 'tool_output') writeFileSync(join(dir, 'blobs', out.blob.slice(7)), 'something else');
+          const out = readLedger(dir).reverse().find((e) => e.type === 'tool_output');
+          if (out?.type === 'tool_output' && out.blob) writeFileSync(join(dir, 'blobs', out.blob.slice(7)), 'something else');
         },
       }],
     });
-    const id = newSession(rt, exampleJob());
+    const job = exampleJob();
+    job.plan[1] = { ...job.plan[1]!, args: { path: 'examples/data/big.log' } };
+    const id = newSession(rt, job);
     dir = rt.sessionDir(id);
     await expect(rt.runSession(id)).rejects.toThrow(/corrupt/);
   });
@@ -247,6 +261,12 @@ describe('session', () => {
     expect(r.answer).toMatch(/does not produce schema answer@1/);
   });
 });
+
+/** A syslog window over the inline limit, so its output is kept as a blob. */
+function bigLog(root: string): void {
+  const base = readFileSync(join(root, 'examples/data/syslog.txt'), 'utf8');
+  writeFileSync(join(root, 'examples/data/big.log'), base.repeat(Math.ceil(9000 / base.length)));
+}
 
 function rm(root: string, rel: string): void {
   rmSync(join(root, rel));
