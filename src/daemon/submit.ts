@@ -8,11 +8,11 @@
  * the daemon's own rules, so a mistake is reported to the person submitting
  * rather than only to sessions/rejected/.
  */
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
-import { fsyncDir } from './durable.js';
+import { writeFileAtomic } from './durable.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 
@@ -42,21 +42,7 @@ export async function submitJobFile(file: string, root: string): Promise<SubmitR
 export async function dropIntoInbox(bytes: Uint8Array, root: string, id = newSessionId()): Promise<{ id: string; path: string }> {
   const { inbox } = daemonPaths(root);
   await mkdir(inbox, { recursive: true });
-  const tmp = join(inbox, `.${id}.json.tmp`);
   const path = join(inbox, `${id}.json`);
-  const fh = await open(tmp, 'wx', 0o644);
-  try {
-    await fh.writeFile(bytes);
-    await fh.datasync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await fsyncDir(inbox);
+  await writeFileAtomic(path, bytes, true);
   return { id, path };
 }
