@@ -272,7 +272,7 @@ class Daemon {
     const t0 = performance.now();
     try {
       await this.memory.ingestSessions(ids.map((id) => sessionFiles(this.paths, id).dir));
-      this.log.debug({ event: 'ingested', sessions: ids.length, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
+      this.log.info({ event: 'ingested', sessions: ids.length, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
     } catch (err) {
       this.log.warn({ event: 'memory', sessions: ids, err }, `memory ingest of ${ids.length} session(s) failed; they are safe on disk and can be ingested again later (pico memory rebuild)`);
     }
