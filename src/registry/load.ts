@@ -186,7 +186,10 @@ function zodIssue(file: string, i: z.core.$ZodIssue): ManifestIssue {
       fix: near ? `did you mean "${near}"? unknown keys are refused so a typo cannot widen a boundary` : 'remove it; unknown keys are refused so a typo cannot widen a boundary',
     };
   }
-  return { file, path, message: i.message, fix: 'see the manifest format in README "Manifests"' };
+  if (i.code === 'invalid_type' && / received undefined$/.test(i.message)) {
+    return { file, path, message: `required key "${path.split('.').pop()}" is missing`, fix: 'add it; see the manifest format in README "Manifests, providers, tools"' };
+  }
+  return { file, path, message: i.message, fix: 'see the manifest format in README "Manifests, providers, tools"' };
 }
 
 function collectKeys(schema: unknown, into: Set<string>): void {
