@@ -32,8 +32,12 @@ import { Spool } from './spool.js';
 import { IdleCollector } from './idle.js';
 import { StatusPublisher } from './status.js';
 
-/** Finished sessions ingested into memory in one transaction during a burst. */
-const INGEST_BATCH = 64;
+/**
+ * During a burst, finished sessions wait for memory ingest until the queue runs
+ * dry, for at most this long or this many jobs; then they go in one transaction.
+ */
+const INGEST_MAX_LAG_MS = 5_000;
+const INGEST_BATCH = 1_000;
 
 /** Exit code for a root whose manifests do not load (as src/cli/args.ts EXIT.root). */
 export const EXIT_BROKEN_ROOT = 3;
@@ -68,6 +72,7 @@ class Daemon {
   private memory: MemoryHook | null = null;
   /** finished sessions not yet ingested into memory */
   private readonly pendingIngest: string[] = [];
+  private pendingSince = 0;
   private wakeUp: (() => void) | null = null;
   private labels = new Map<string, string | null>();
   private notifier: Notifier | null = null;
@@ -214,8 +219,9 @@ class Daemon {
       this.publishQueue();
       this.idle.busy();
       await this.runOne(item);
+      if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
       this.pendingIngest.push(item.id);
-      if (this.pendingIngest.length >= INGEST_BATCH) await this.ingestPending();
+      if (this.pendingIngest.length >= INGEST_BATCH || performance.now() - this.pendingSince >= INGEST_MAX_LAG_MS) await this.ingestPending();
     }
     await this.ingestPending();
   }
@@ -262,8 +268,8 @@ class Daemon {
   }
 
   /**
-   * Feed finished sessions into memory, between jobs: when the queue runs dry, or every
-   * INGEST_BATCH jobs in a burst (one transaction for the batch). A memory failure is a
+   * Feed finished sessions into memory, between jobs: when the queue runs dry, or during a
+   * burst once the oldest waits INGEST_MAX_LAG_MS (one transaction for the batch). A memory failure is a
    * warning, never a stop: the ledgers are the truth and can be ingested again later.
    */
   private async ingestPending(): Promise<void> {

@@ -12,7 +12,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../ledger/clock.js';
-import { writeComposition, COMPOSITION_FILE } from '../ledger/composition.js';
+import { writeComposition, COMPOSITION_FILE, COMPOSITIONS_DIR } from '../ledger/composition.js';
+import { join } from 'node:path';
 import type { EventOf, Measurement } from '../ledger/events.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
@@ -95,7 +96,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopResult> {
 /** Events 0..3: composition, the operator's input, the policy snapshot, the plan. */
 function writePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): void {
   if (ledger.all.length === 0) {
-    writeComposition(d.sessionDir, d.compositionText);
+    writeComposition(d.sessionDir, d.compositionText, d.compositionHash, join(d.root, 'sessions', COMPOSITIONS_DIR));
     ledger.append({ type: 'composition', hash: d.compositionHash, machine: d.clock.measured(0, 'machine', d.machine), config: COMPOSITION_FILE });
   }
   completePreamble(d, ledger, state);
@@ -107,14 +108,18 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     ledger.append({ type: 'user_input', text: job.goal, trust: 'T0', budget_class: job.budget_class, job: job as unknown as Record<string, unknown> });
   }
   if (!state.measurements) {
-    const caps = new Set(job.plan.map((s) => s.capability));
-    const schemas = [...new Set(job.plan.map((s) => s.schema))];
-    const providers = [...d.registry.providers.values()].filter((p) => p.implements.some((c) => caps.has(c))).map((p) => p.id).sort();
-    const live = d.measure(providers, schemas);
+    // Only the pairs the plan can use: providers of a step's capability that may produce its schema.
     const measurements: Record<string, Record<string, Measurement>> = {};
-    for (const p of providers) {
-      measurements[p] = {};
-      for (const s of schemas) measurements[p]![s] = live[p]?.[s] ?? { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' };
+    for (const schema of [...new Set(job.plan.map((s) => s.schema))].sort()) {
+      const caps = new Set(job.plan.filter((s) => s.schema === schema).map((s) => s.capability));
+      const providers = [...d.registry.providers.values()]
+        .filter((p) => p.implements.some((c) => caps.has(c)) && (!p.schemas || p.schemas.includes(schema)))
+        .map((p) => p.id).sort();
+      if (providers.length === 0) continue;
+      const live = d.measure(providers, [schema]);
+      for (const p of providers) {
+        (measurements[p] ??= {})[schema] = live[p]?.[schema] ?? { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' };
+      }
     }
     ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(ledger.nextSeq, 'measurements', measurements), source: 'memory/episodic.db' });
   }
@@ -189,6 +194,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const out = await runStep(ctx, {
       step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: input ? null : from,
       ...(input ? { input } : {}), ...(d.onlyProvider ? { onlyProvider: d.onlyProvider } : {}),
+      last: i === d.job.plan.length - 1,
     }, held);
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);

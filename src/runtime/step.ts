@@ -59,6 +59,8 @@ export interface StepSpec {
   onlyProvider?: string;
   /** input given directly (pico call): recorded like a tool output, under `label` */
   input?: DirectInput;
+  /** the plan's last step: its fact is made durable together with the answer that follows it */
+  last?: boolean;
 }
 
 export interface DirectInput {
@@ -258,7 +260,8 @@ async function tryProvider(
       valid_until: validUntil(schema, ledger.clock.stamp(ledger.nextSeq)), subject: subjectOf(schema, value),
       fixes: ladder.fixes,
     });
-    ledger.commit();
+    // Durable before the next step starts; the plan's last fact shares the answer's fdatasync.
+    if (!spec.last) ledger.commit();
     return { ok: true, fact: { step: spec.step, schema: spec.schema, provider: identity, trust, fact: value, seq: ev!.seq, confidence: ladder.confidence } };
   }
   return { ok: false, reason };
