@@ -16,7 +16,7 @@
  *     "finished" log lines) and the daemon's overhead around it.
  * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,10 +64,20 @@ class FinishedCounter {
   }
 }
 
-/** Resident set size of a process in MB, from /proc. */
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+/** Resident set size of a process in MB, from /proc: total, anonymous, and file-backed (shared code). */
+function rssMb(pid: number): { total: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => {
+    const m = new RegExp(`${key}:\\s+(\\d+) kB`).exec(status);
+    return m ? Number(m[1]) / 1024 : NaN;
+  };
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+/** A bare `node` process's RSS on this machine, for comparison. */
+function bareNodeRssMb(): number {
+  const out = execFileSync(process.execPath, ['-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8' });
+  return Number(out) / 1024;
 }
 
 /** Drop one copy of the job into the inbox the conventional way (temp name, rename). */
@@ -124,7 +134,10 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: Math.round((JOBS / seconds) * 10) / 10, unit: 'jobs/s', note: 'goal >= 200' },
       { group: 'daemon', name: 'time per job inside the runtime (runSession)', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'the runtime and its tools' },
       { group: 'daemon', name: 'daemon overhead per job (wall time outside runSession)', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'intake, claim fsyncs, queue, status, memory ingest; must stay << 5 ms for 200 jobs/s' },
-      { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}` },
+      { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss.total * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}` },
+      { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: Math.round(rss.anon * 10) / 10, unit: 'MB' },
+      { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: Math.round(rss.file * 10) / 10, unit: 'MB', note: 'shared with other processes' },
+      { group: 'daemon', name: 'RSS of a bare `node` process', value: Math.round(bareNodeRssMb() * 10) / 10, unit: 'MB', note: 'the floor on this machine' },
     ];
   } finally {
     if (child && child.exitCode === null) {
