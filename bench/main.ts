@@ -33,10 +33,12 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2) + '\n');
     return;
   }
-  const w = (k: keyof BenchRow) => Math.max(k.length, ...rows.map((r) => String(r[k] ?? '').length));
+  // For people: whole numbers from 100 up, three significant digits below; --json keeps every digit.
+  const shown = rows.map((r) => ({ ...r, value: Number.isInteger(r.value) || Math.abs(r.value) >= 100 ? Math.round(r.value) : Number(r.value.toPrecision(3)) }));
+  const w = (k: keyof BenchRow) => Math.max(k.length, ...shown.map((r) => String(r[k] ?? '').length));
   const cols: (keyof BenchRow)[] = ['group', 'name', 'value', 'unit', 'note'];
   const line = (r: Record<string, unknown>) => cols.map((c) => (c === 'value' ? String(r[c] ?? '').padStart(w(c)) : String(r[c] ?? '').padEnd(w(c)))).join('  ');
-  process.stdout.write([line({ group: 'group', name: 'name', value: 'value', unit: 'unit', note: 'note' }), cols.map((c) => '-'.repeat(w(c))).join('  '), ...rows.map((r) => line(r as unknown as Record<string, unknown>))].join('\n') + '\n');
+  process.stdout.write([line({ group: 'group', name: 'name', value: 'value', unit: 'unit', note: 'note' }), cols.map((c) => '-'.repeat(w(c))).join('  '), ...shown.map((r) => line(r as unknown as Record<string, unknown>))].join('\n') + '\n');
 }
 
 main().catch((err: unknown) => {
