@@ -15,7 +15,7 @@
 import { readings } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks/index.js';
-import { fixTexts, type Fix } from './fixes.js';
+import { fixTexts } from './fixes.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { takeRaw, wantsString } from './rungs/raw.js';
 import { parseStrict } from './rungs/strict.js';

@@ -6,7 +6,7 @@
  * other's sessions. Extend it; never rename a type or a field. The writer
  * validates every event against these schemas before it is appended, so a
  * misspelt field is a bug caught at the source, not a hole in the ledger.
- * Readers of foreign ledgers (memory ingest) should use `looseEvent` instead.
+ * Readers of foreign ledgers (memory ingest) read lines loosely on their own.
  */
 import { z } from 'zod';
 import { TRUST_LEVELS } from '../trust.js';
@@ -165,14 +165,6 @@ export type LedgerEvent = { [K in EventType]: EventOf<K> }[EventType];
 /** An event before the ledger stamps seq, t and session_id on it. */
 export type NewEvent = { [K in EventType]: Omit<EventOf<K>, 'seq' | 't' | 'session_id'> }[EventType];
 
-export const ledgerEventSchema = z.discriminatedUnion(
-  'type',
-  Object.values(eventSchemas) as unknown as [
-    (typeof eventSchemas)['composition'],
-    ...(typeof eventSchemas)[EventType][],
-  ],
-);
-
 /** Failure event types, mapped to the failure-memory taxonomy of design §6. */
 export const FAILURE_KIND = {
   grammar_failed: 'grammar',
@@ -194,15 +186,6 @@ export type FailureEventType = keyof typeof FAILURE_KIND;
 
 /** Events after which a session is over. */
 export const TERMINAL_TYPES = ['answer_sent'] as const;
-
-/** A ledger line from any implementation: the four common fields, anything else passes through. */
-export const looseEvent = z.looseObject({
-  seq: z.number().int().nonnegative(),
-  t: z.string().optional(),
-  type: z.string(),
-  session_id: z.string().optional(),
-});
-export type LooseEvent = z.infer<typeof looseEvent>;
 
 /** Validate one event of this implementation; throws with the type and path of the first problem. */
 export function parseEvent(value: unknown): LedgerEvent {

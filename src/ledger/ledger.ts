@@ -17,7 +17,7 @@
  * torn append and is refused with the line number.
  */
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync, fsyncSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { BlobStore } from './blobs.js';
 import { systemClock, type Clock } from './clock.js';
 import { parseEvent, type LedgerEvent, type NewEvent } from './events.js';

@@ -23,7 +23,7 @@ export function readMeasurements(root: string, providerIds: readonly string[], s
   return readMeasurementsAt(dbPathFor(root), providerManifestsDirFor(root), providerIds, schemaIds);
 }
 
-/** The same, given the database path and manifests/providers folder (the runtime's `setMemoryMeasure` seam). */
+/** The same, given the database path and manifests/providers folder (for callers that know both). */
 export function readMeasurementsAt(
   dbPath: string, manifestsDir: string, providerIds: readonly string[], schemaIds: readonly string[],
 ): Measurements {

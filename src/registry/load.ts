@@ -10,7 +10,7 @@
  * after each file is valid on its own.
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import { compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
@@ -233,8 +233,4 @@ function editDistance(a: string, b: string): number {
     }
   }
   return prev[b.length]!;
-}
-
-export function relativeTo(root: string, p: string): string {
-  return relative(root, p) || '.';
 }

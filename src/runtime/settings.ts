@@ -33,6 +33,3 @@ export const BUDGET_SOFT_SHARE = 0.8;
 export const MIN_PASS_RATE = 0.2;
 /** Observations needed before a measurement counts (below it, the manifest is believed). */
 export const MIN_OBSERVATIONS = 5;
-
-/** Budget classes in queue priority order. */
-export const CLASS_PRIORITY: readonly BudgetClass[] = ['interactive', 'attended', 'background', 'batch'];
