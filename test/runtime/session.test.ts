@@ -271,3 +271,21 @@ function bigLog(root: string): void {
 function rm(root: string, rel: string): void {
   rmSync(join(root, rel));
 }
+
+describe('policy snapshot', () => {
+  it('replay uses the recorded policy snapshot, not the live measurements', async () => {
+    const root = makeRoot();
+    rt = await openRuntime(root, { measure: () => ({}) });
+    const id = newSession(rt, exampleJob());
+    await rt.runSession(id);
+    await rt.close();
+    // Live measurements now say the parser fails almost always: a fresh run would route around it.
+    const bad = { pass_rate: 0.05, n: 40, p50_ms: 1, p90_ms: 2, source: 'measured' as const };
+    rt = await openRuntime(root, { measure: (providers, schemas) => Object.fromEntries(providers.map((p) => [p, Object.fromEntries(schemas.map((s) => [s, bad]))])) });
+    const fresh = newSession(rt, exampleJob());
+    expect((await rt.runSession(fresh)).outcome).not.toBe('answered');
+    const replay = await replaySession(rt, id);
+    expect(replay.firstDifference).toBeNull();
+    expect(replay.identical).toBe(true);
+  });
+});
