@@ -98,6 +98,6 @@ export function select(providers: Iterable<ProviderManifest>, req: SelectRequest
     Number(b.p.kind === 'code') - Number(a.p.kind === 'code') ||
     (a.p90 ?? Infinity) - (b.p90 ?? Infinity) ||
     a.p.priority - b.p.priority ||
-    a.p.id.localeCompare(b.p.id));
+    (a.p.id < b.p.id ? -1 : a.p.id > b.p.id ? 1 : 0)); // code-unit order: the same on every machine and locale
   return { candidates: ok.map((x) => x.p), rejected };
 }
