@@ -88,6 +88,8 @@ export const eventSchemas = {
     ...base, type: z.literal('step_started'),
     step: z.string(), tool: z.string().nullable(), trust: trustSchema,
     capability: z.string(), schema: z.string(),
+    /** the budget spent when the step started: what the policy's cost filter saw (and a replay sees) */
+    spent: budgetSpentSchema,
   }),
   tool_output: z.strictObject({
     ...base, type: z.literal('tool_output'),

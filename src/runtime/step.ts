@@ -90,7 +90,10 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
   // Trust of the step's input: the tool's declared output trust, or the weakest of the facts it reads.
   const trust: Trust = spec.input ? spec.input.trust : tool ? tool.trust_out : weakest(facts.map((f) => f.trust));
   const toolLabel = spec.input?.label ?? tool?.name ?? null;
-  ledger.append({ type: 'step_started', step: spec.step, tool: toolLabel, trust, capability: spec.capability, schema: spec.schema });
+  // Spent so far, through the clock: the loop's budget check and the cost filter below see this
+  // number, and a replay sees the recorded one, so both decide the same way again.
+  const spent = ledger.clock.measured(ledger.nextSeq, 'spent', ctx.budget.spent());
+  ledger.append({ type: 'step_started', step: spec.step, tool: toolLabel, trust, capability: spec.capability, schema: spec.schema, spent });
   const phase = (p: Phase, provider: string | null, payload: unknown) =>
     runHooks(ctx.hooks, { sessionId: ctx.sessionId, step: spec.step, phase: p, capability: spec.capability, schema: spec.schema, provider, payload });
 
@@ -131,7 +134,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
     // SELECT: the policy's candidates for this capability, schema, input size and trust.
     const sel = select(ctx.registry.providers.values(), {
       capability, schemaId: spec.schema, inputTrust: trust, inputBytes,
-      remainingMs: Math.max(0, ctx.budget.limits.wall_ms - ctx.budget.spent().wall_ms),
+      remainingMs: Math.max(0, ctx.budget.limits.wall_ms - spent.wall_ms),
       measurements: ctx.measurements, isModel: (p) => ctx.adapterFor(p).isModel,
     });
     let candidates = sel.candidates;
