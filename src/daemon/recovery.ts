@@ -1,7 +1,9 @@
 /**
  * Crash recovery: find every claimed job that has not finished.
  *
- * A session is finished iff `sessions/<id>/result.json` exists. On start,
+ * A session is finished iff `sessions/<id>/result.json` exists and is not
+ * empty (a power cut can leave a renamed-in file with no data; that session
+ * is re-closed from its ledger, which is the truth). On start,
  * every session folder holding job.json without result.json is a claimed job
  * the previous daemon did not finish (SIGKILL, power loss, a forced stop);
  * it is queued again and the runtime resumes it from its last committed
@@ -11,7 +13,7 @@
  * `declined` result naming the problem. Ordering follows the queue's rule
  * (class, then arrival); arrival of a recovered job is its claim time.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
@@ -45,7 +47,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
   }
   for (const id of names.filter(isSessionId)) {
     const f = sessionFiles(paths, id);
-    if (!existsSync(f.job) || existsSync(f.result)) continue;
+    if (!existsSync(f.job) || hasResult(f.result)) continue;
     let text: string;
     let claimedAt: number;
     try {
@@ -80,4 +82,13 @@ export async function closeUnresumable(paths: DaemonPaths, id: string, problem: 
     at: new Date().toISOString(),
   };
   await writeFileAtomic(sessionFiles(paths, id).result, JSON.stringify(result, null, 2) + '\n');
+}
+
+/** True when a result file exists with content (an empty one is what a power cut leaves behind). */
+function hasResult(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
 }

@@ -52,22 +52,24 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
 }
 
 /**
- * Write a JSON document atomically (temp file, fsync, rename). With
- * `durableRename` the rename itself is made durable too; result.json skips
- * that, because a rename lost to a power cut only means the finished session
- * is re-closed from its ledger on the next start.
+ * Write a JSON document atomically (temp file, rename). With `durable` the
+ * data is fsynced before the rename and the rename itself after it.
+ * result.json is written without: it is derived from the ledger, whose facts
+ * and answer are already on disk, and a result lost or emptied by a power cut
+ * only means the daemon re-closes that session from its ledger on the next
+ * start (see daemon/recovery.ts).
  */
-export function writeJsonAtomic(path: string, doc: unknown, durableRename = true): void {
+export function writeJsonAtomic(path: string, doc: unknown, durable = true): void {
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o644);
   try {
     writeSync(fd, JSON.stringify(doc, null, 2) + '\n');
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
-  if (durableRename) syncDir(join(path, '..'));
+  if (durable) syncDir(join(path, '..'));
 }
 
 export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
