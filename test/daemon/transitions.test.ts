@@ -4,7 +4,7 @@
  * a symlink, the link itself) to sessions/rejected/ beside a reason"; "on
  * start, every claimed session without a terminal event is resumed".
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claimJob, syncClaims } from '../../src/daemon/claim.js';

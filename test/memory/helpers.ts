@@ -7,7 +7,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { afterEach, beforeEach } from 'vitest';
 import { ledgerText } from '../../bench/memory-gen.js';
+import { MemoryIndex } from '../../src/memory/memory-index.js';
 
 /** A fresh root folder with sessions/ and manifests/providers/; removed by `cleanup()`. */
 export function tempRoot(): { root: string; sessions: string; manifests: string; db: string; cleanup: () => void } {
@@ -80,4 +82,21 @@ export function escalatingSession(opts: { detail?: string; host?: string } = {})
       duration_ms: 1, valid_until: null, subject: host, fixes: [] },
     { type: 'answer_sent', outcome: 'answered', text: 'done', missing: [], trust: 'T2', spent: { wall_ms: 1, model_calls: 2, cpu_ms: 1 } },
   ];
+}
+
+/**
+ * A temp root and an open index for each test of a suite (registers the
+ * hooks); read `ctx.t` and `ctx.ix` inside the tests.
+ */
+export function useTempIndex(): { t: ReturnType<typeof tempRoot>; ix: MemoryIndex } {
+  const ctx = {} as { t: ReturnType<typeof tempRoot>; ix: MemoryIndex };
+  beforeEach(() => {
+    ctx.t = tempRoot();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+  });
+  afterEach(() => {
+    ctx.ix.close();
+    ctx.t.cleanup();
+  });
+  return ctx;
 }

@@ -5,204 +5,195 @@
  */
 import { cpSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
-import { appendRaw, dumpContent, escalatingSession, linesFrom, tempRoot, writeSession } from './helpers.js';
+import { appendRaw, dumpContent, escalatingSession, linesFrom, writeSession, useTempIndex } from './helpers.js';
 
-let t: ReturnType<typeof tempRoot>;
-let ix: MemoryIndex;
-beforeEach(() => {
-  t = tempRoot();
-  ix = MemoryIndex.open(t.db);
-});
-afterEach(() => {
-  ix.close();
-  t.cleanup();
-});
+const ctx = useTempIndex();
 
 describe('ingest', () => {
   it('ingesting twice adds nothing', () => {
-    const gen = generateSessions(t.sessions, { sessions: 40 });
-    const first = ix.ingestDir(t.sessions);
+    const gen = generateSessions(ctx.t.sessions, { sessions: 40 });
+    const first = ctx.ix.ingestDir(ctx.t.sessions);
     expect(first.events).toBe(gen.events);
     expect(first.facts).toBe(gen.facts);
-    const before = dumpContent(ix.db);
-    const again = ix.ingestDir(t.sessions);
+    const before = dumpContent(ctx.ix.db);
+    const again = ctx.ix.ingestDir(ctx.t.sessions);
     expect(again).toMatchObject({ sessions: 40, changed: 0, events: 0, facts: 0, failures: 0 });
-    expect(dumpContent(ix.db)).toEqual(before);
+    expect(dumpContent(ctx.ix.db)).toEqual(before);
   });
 
   it('a rebuild loses nothing: delete the database, rebuild, identical content', () => {
-    generateSessions(t.sessions, { sessions: 30 });
-    writeSession(t.sessions, 'x-escalating', escalatingSession());
+    generateSessions(ctx.t.sessions, { sessions: 30 });
+    writeSession(ctx.t.sessions, 'x-escalating', escalatingSession());
     // grow one ledger in two steps, so the first database is built incrementally
-    const dir = writeSession(t.sessions, 'y-growing', escalatingSession().slice(0, 5));
-    ix.ingestDir(t.sessions);
+    const dir = writeSession(ctx.t.sessions, 'y-growing', escalatingSession().slice(0, 5));
+    ctx.ix.ingestDir(ctx.t.sessions);
     appendRaw(dir, linesFrom('y-growing', 5, escalatingSession().slice(5)));
-    ix.ingestDir(t.sessions);
-    const incremental = dumpContent(ix.db);
-    ix.close();
-    for (const f of ['', '-wal', '-shm']) rmSync(t.db + f, { force: true });
-    ix = MemoryIndex.open(t.db);
-    ix.rebuild(t.sessions);
-    const rebuilt = dumpContent(ix.db);
-    expect(rebuilt.fact.length).toBeGreaterThan(90);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const incremental = dumpContent(ctx.ix.db);
+    ctx.ix.close();
+    for (const f of ['', '-wal', '-shm']) rmSync(ctx.t.db + f, { force: true });
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    ctx.ix.rebuild(ctx.t.sessions);
+    const rebuilt = dumpContent(ctx.ix.db);
+    expect(rebuilt.fact?.length).toBeGreaterThan(90);
     expect(rebuilt).toEqual(incremental);
   });
 
   it('rebuild() on an open index gives the same content as a fresh ingest', () => {
-    generateSessions(t.sessions, { sessions: 12 });
-    ix.ingestDir(t.sessions);
-    const before = dumpContent(ix.db);
-    const r = ix.rebuild(t.sessions);
+    generateSessions(ctx.t.sessions, { sessions: 12 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const before = dumpContent(ctx.ix.db);
+    const r = ctx.ix.rebuild(ctx.t.sessions);
     expect(r.sessions).toBe(12);
-    expect(dumpContent(ix.db)).toEqual(before);
+    expect(dumpContent(ctx.ix.db)).toEqual(before);
   });
 
   it('a ledger that grew is continued from where it stopped', () => {
     const events = escalatingSession();
-    const dir = writeSession(t.sessions, 's-grow', events.slice(0, 4));
-    expect(ix.ingestSession(dir)).toMatchObject({ status: 'new', events: 4, facts: 0 });
+    const dir = writeSession(ctx.t.sessions, 's-grow', events.slice(0, 4));
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ status: 'new', events: 4, facts: 0 });
     appendRaw(dir, linesFrom('s-grow', 4, events.slice(4)));
-    const r = ix.ingestSession(dir);
+    const r = ctx.ix.ingestSession(dir);
     expect(r).toMatchObject({ status: 'grown', events: events.length - 4, facts: 2, failures: 1 });
-    expect(ix.db.prepare('SELECT COUNT(*) AS n FROM fact').get()).toEqual({ n: 2 });
+    expect(ctx.ix.db.prepare('SELECT COUNT(*) AS n FROM fact').get()).toEqual({ n: 2 });
   });
 
   it('a torn last line is skipped, never fatal, and picked up once completed', () => {
     const events = escalatingSession();
-    const dir = writeSession(t.sessions, 's-torn', events.slice(0, 7));
+    const dir = writeSession(ctx.t.sessions, 's-torn', events.slice(0, 7));
     const line = linesFrom('s-torn', 7, [events[7]!]);
     appendRaw(dir, line.slice(0, 40)); // power loss mid-write
-    const r1 = ix.ingestSession(dir);
+    const r1 = ctx.ix.ingestSession(dir);
     expect(r1).toMatchObject({ events: 7, facts: 0, tornTail: true });
-    expect(ix.ingestSession(dir)).toMatchObject({ status: 'unchanged', events: 0, tornTail: true });
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ status: 'unchanged', events: 0, tornTail: true });
     appendRaw(dir, line.slice(40)); // the writer finishes the line
-    const r2 = ix.ingestSession(dir);
+    const r2 = ctx.ix.ingestSession(dir);
     expect(r2).toMatchObject({ status: 'grown', events: 1, facts: 1, skipped: 0, tornTail: false });
   });
 
   it('a complete last line without its newline is read, and the newline added later changes nothing', () => {
-    const dir = writeSession(t.sessions, 's-nonl', []);
+    const dir = writeSession(ctx.t.sessions, 's-nonl', []);
     const text = linesFrom('s-nonl', 0, escalatingSession().slice(0, 3));
     appendRaw(dir, text.slice(0, -1));
-    expect(ix.ingestSession(dir)).toMatchObject({ events: 3, tornTail: false });
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ events: 3, tornTail: false });
     appendRaw(dir, '\n');
-    expect(ix.ingestSession(dir)).toMatchObject({ events: 0, skipped: 0 });
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ events: 0, skipped: 0 });
   });
 
   it('a bad line in the middle is skipped and counted, the rest is read', () => {
-    const dir = writeSession(t.sessions, 's-bad', escalatingSession().slice(0, 3));
+    const dir = writeSession(ctx.t.sessions, 's-bad', escalatingSession().slice(0, 3));
     appendRaw(dir, '{"this is not json\n' + linesFrom('s-bad', 3, escalatingSession().slice(3, 5)));
-    const r = ix.ingestSession(dir);
+    const r = ctx.ix.ingestSession(dir);
     expect(r).toMatchObject({ events: 5, skipped: 1, failures: 1 });
   });
 
   it('an unknown event type is ignored', () => {
-    const dir = writeSession(t.sessions, 's-unknown', [
+    const dir = writeSession(ctx.t.sessions, 's-unknown', [
       { type: 'composition', hash: 'h', machine: 'm', config: 'c' },
       { type: 'telemetry_blip', value: 3 },
       { type: 'answer_sent', outcome: 'answered', text: '', missing: [], trust: 'T2', spent: { wall_ms: 0, model_calls: 0, cpu_ms: 0 } },
     ]);
-    expect(ix.ingestSession(dir)).toMatchObject({ events: 3, facts: 0, failures: 0, skipped: 0 });
-    expect(ix.db.prepare('SELECT outcome, composition FROM episode').get()).toEqual({ outcome: 'answered', composition: 'h' });
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ events: 3, facts: 0, failures: 0, skipped: 0 });
+    expect(ctx.ix.db.prepare('SELECT outcome, composition FROM episode').get()).toEqual({ outcome: 'answered', composition: 'h' });
   });
 
   it('a ledger that shrank (rewritten) is read again from the start, without duplicates', () => {
-    const dir = writeSession(t.sessions, 's-shrink', escalatingSession());
-    ix.ingestSession(dir);
-    writeSession(t.sessions, 's-shrink', escalatingSession().slice(0, 8));
-    expect(ix.ingestSession(dir)).toMatchObject({ status: 'rewritten', facts: 1 });
-    expect(ix.db.prepare('SELECT COUNT(*) AS n FROM fact').get()).toEqual({ n: 1 });
-    expect(ix.db.prepare('SELECT COUNT(*) AS n FROM fact_fts').get()).toEqual({ n: 1 });
+    const dir = writeSession(ctx.t.sessions, 's-shrink', escalatingSession());
+    ctx.ix.ingestSession(dir);
+    writeSession(ctx.t.sessions, 's-shrink', escalatingSession().slice(0, 8));
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ status: 'rewritten', facts: 1 });
+    expect(ctx.ix.db.prepare('SELECT COUNT(*) AS n FROM fact').get()).toEqual({ n: 1 });
+    expect(ctx.ix.db.prepare('SELECT COUNT(*) AS n FROM fact_fts').get()).toEqual({ n: 1 });
   });
 
   it('skips sessions/inbox, sessions/rejected and dot-folders', () => {
-    for (const name of ['inbox', 'rejected', '.tmp']) writeSession(t.sessions, name, escalatingSession());
-    writeSession(t.sessions, 'real', escalatingSession());
-    const r = ix.ingestDir(t.sessions);
+    for (const name of ['inbox', 'rejected', '.tmp']) writeSession(ctx.t.sessions, name, escalatingSession());
+    writeSession(ctx.t.sessions, 'real', escalatingSession());
+    const r = ctx.ix.ingestDir(ctx.t.sessions);
     expect(r.sessions).toBe(1);
-    expect(ix.db.prepare('SELECT session FROM episode').all()).toEqual([{ session: 'real' }]);
+    expect(ctx.ix.db.prepare('SELECT session FROM episode').all()).toEqual([{ session: 'real' }]);
   });
 
   it('a folder without events.jsonl is not a session yet', () => {
-    mkdirSync(join(t.sessions, 'empty'));
-    expect(ix.ingestDir(t.sessions).sessions).toBe(0);
+    mkdirSync(join(ctx.t.sessions, 'empty'));
+    expect(ctx.ix.ingestDir(ctx.t.sessions).sessions).toBe(0);
   });
 
   it('reads a Python-format ledger (seed 001): the fact inherits T1 from its step, and the failure resolves to escalated', () => {
-    cpSync(join(import.meta.dirname, 'fixtures', 'job-0001'), join(t.sessions, 'job-0001'), { recursive: true });
-    const r = ix.ingestDir(t.sessions);
+    cpSync(join(import.meta.dirname, 'fixtures', 'job-0001'), join(ctx.t.sessions, 'job-0001'), { recursive: true });
+    const r = ctx.ix.ingestDir(ctx.t.sessions);
     expect(r).toMatchObject({ sessions: 1, events: 6, facts: 1, failures: 1, skipped: 0 });
-    expect(ix.db.prepare('SELECT trust, provider, schema, payload FROM fact').get()).toEqual({
+    expect(ctx.ix.db.prepare('SELECT trust, provider, schema, payload FROM fact').get()).toEqual({
       trust: 'T1', provider: 'extract-1.2b-q4', schema: 'log_summary@2', payload: '{"error_count":7,"first_error":"disk I/O timeout"}',
     });
-    expect(ix.db.prepare('SELECT kind, tool, detail_trust, attempt, resolution, resolved_by FROM failure').get()).toEqual({
+    expect(ctx.ix.db.prepare('SELECT kind, tool, detail_trust, attempt, resolution, resolved_by FROM failure').get()).toEqual({
       kind: 'schema', tool: 'read_syslog', detail_trust: 'T1', attempt: 0, resolution: 'escalated', resolved_by: 'extract-1.2b-q4',
     });
-    expect(ix.db.prepare('SELECT goal, outcome, composition, failure_count FROM episode').get()).toEqual({
+    expect(ctx.ix.db.prepare('SELECT goal, outcome, composition, failure_count FROM episode').get()).toEqual({
       goal: 'why is the disk full', outcome: 'answered', composition: 'sha256:41d0', failure_count: 1,
     });
-    expect(ix.recall('disk timeout')[0]!.provenance.cite()).toBe('sessions/job-0001/events.jsonl#4');
+    expect(ctx.ix.recall('disk timeout')[0]!.provenance.cite()).toBe('sessions/job-0001/events.jsonl#4');
   });
 
   it('a fact never becomes more trusted than its step: T2 claimed on a T1 step is stored as T1', () => {
     const events = escalatingSession();
     (events[7] as { trust: string }).trust = 'T2';
-    writeSession(t.sessions, 's-claim', events);
-    ix.ingestDir(t.sessions);
-    expect(ix.db.prepare("SELECT trust FROM fact WHERE step = 's1'").get()).toEqual({ trust: 'T1' });
+    writeSession(ctx.t.sessions, 's-claim', events);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    expect(ctx.ix.db.prepare("SELECT trust FROM fact WHERE step = 's1'").get()).toEqual({ trust: 'T1' });
   });
 
   it('a fact with no trust anywhere, or an invalid one, is stored as T1', () => {
-    writeSession(t.sessions, 's-notrust', [
+    writeSession(ctx.t.sessions, 's-notrust', [
       { type: 'fact_added', step: 'sx', provider: 'p', schema: 'a@1', fact: { v: 1 } },
       { type: 'fact_added', step: 'sx', provider: 'p', schema: 'a@1', fact: { v: 2 }, trust: 't0' },
     ]);
-    ix.ingestDir(t.sessions);
-    expect(ix.db.prepare('SELECT trust FROM fact ORDER BY seq').all()).toEqual([{ trust: 'T1' }, { trust: 'T1' }]);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    expect(ctx.ix.db.prepare('SELECT trust FROM fact ORDER BY seq').all()).toEqual([{ trust: 'T1' }, { trust: 'T1' }]);
   });
 
   it('a step started in one ingest still lends its trust to a fact that arrives in the next', () => {
-    const dir = writeSession(t.sessions, 's-split', [
+    const dir = writeSession(ctx.t.sessions, 's-split', [
       { type: 'step_started', step: 's1', tool: 'read_syslog', trust: 'T1', capability: 'extract@1', schema: 'log_summary@2' },
     ]);
-    ix.ingestSession(dir);
+    ctx.ix.ingestSession(dir);
     appendRaw(dir, linesFrom('s-split', 1, [{ type: 'fact_added', step: 's1', provider: 'p', fact: { a: 1 } }]));
-    ix.ingestSession(dir);
-    expect(ix.db.prepare('SELECT trust, schema FROM fact').get()).toEqual({ trust: 'T1', schema: 'log_summary@2' });
+    ctx.ix.ingestSession(dir);
+    expect(ctx.ix.db.prepare('SELECT trust, schema FROM fact').get()).toEqual({ trust: 'T1', schema: 'log_summary@2' });
   });
 
   it('the database survives close and reopen with its bookkeeping (nothing re-read)', () => {
-    generateSessions(t.sessions, { sessions: 5 });
-    ix.ingestDir(t.sessions);
-    ix.close();
-    ix = MemoryIndex.open(t.db);
-    expect(ix.ingestDir(t.sessions).events).toBe(0);
+    generateSessions(ctx.t.sessions, { sessions: 5 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    ctx.ix.close();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(ctx.ix.ingestDir(ctx.t.sessions).events).toBe(0);
   });
 
   it('an index from another schema version is dropped and rebuilt on open', () => {
-    generateSessions(t.sessions, { sessions: 3 });
-    ix.ingestDir(t.sessions);
-    ix.db.prepare('UPDATE schema_version SET version = version - 1').run();
-    ix.close();
-    ix = MemoryIndex.open(t.db);
-    expect(ix.stats().facts).toBe(0);
-    expect(ix.ingestDir(t.sessions).facts).toBe(9);
+    generateSessions(ctx.t.sessions, { sessions: 3 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    ctx.ix.db.prepare('UPDATE schema_version SET version = version - 1').run();
+    ctx.ix.close();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(ctx.ix.stats().facts).toBe(0);
+    expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
   });
 
   it('a closed index refuses use, naming what to do', () => {
-    ix.close();
-    expect(() => ix.recall('x')).toThrow(/closed; open a new one/);
+    ctx.ix.close();
+    expect(() => ctx.ix.recall('x')).toThrow(/closed; open a new one/);
   });
 
   it('a ledger truncated to nothing and rewritten is read again', () => {
-    const dir = writeSession(t.sessions, 's-trunc', escalatingSession());
-    ix.ingestSession(dir);
+    const dir = writeSession(ctx.t.sessions, 's-trunc', escalatingSession());
+    ctx.ix.ingestSession(dir);
     truncateSync(join(dir, 'events.jsonl'), 0);
     writeFileSync(join(dir, 'events.jsonl'), linesFrom('s-trunc', 0, escalatingSession().slice(0, 2)));
-    expect(ix.ingestSession(dir)).toMatchObject({ status: 'rewritten', events: 2 });
-    expect(ix.stats().facts).toBe(0);
+    expect(ctx.ix.ingestSession(dir)).toMatchObject({ status: 'rewritten', events: 2 });
+    expect(ctx.ix.stats().facts).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
 // by a gguf model, changed by manifests alone; the model's facts carry provider@sha256:<weights>; a
 // model output that fails validation twice escalates to the next provider in escalates_to.
 // Uses the real stories260K model from ../shared/models (skipped with a message when absent).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
