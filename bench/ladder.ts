@@ -5,12 +5,15 @@
  * (JSON deep equality; a reject case passes when refused).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { compileSchema, runLadder } from '../src/ladder/index.js';
 import { jsonEqual } from '../src/ladder/rungs/enum.js';
 import type { BenchRow } from './types.js';
 
-const CORPUS = '/work/shared/corpora/ladder-dev.json';
+// the shared folder beside the repository; from dist/bench/ that is one level further up
+const CORPUS = [new URL('../../shared/corpora/ladder-dev.json', import.meta.url), new URL('../../../shared/corpora/ladder-dev.json', import.meta.url)]
+  .map((u) => fileURLToPath(u)).find((p) => existsSync(p)) ?? fileURLToPath(new URL('../../shared/corpora/ladder-dev.json', import.meta.url));
 
 const schema = compileSchema({
   $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -9,11 +9,13 @@
  * compared with their `tool_call`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compileSchema, repairToolCall, runLadder } from '../../src/ladder/index.js';
 import { jsonEqual } from '../../src/ladder/rungs/enum.js';
 
-const CORPUS = '/work/shared/corpora/ladder-dev.json';
+// the shared folder sits beside the repository (in a developer's checkout and in CI alike)
+const CORPUS = fileURLToPath(new URL('../../../shared/corpora/ladder-dev.json', import.meta.url));
 
 interface Case {
   id: string;
