@@ -5,17 +5,11 @@
  * `PICO_LOG_LEVEL` sets the level (default info). Flags only; the daemon
  * itself is src/daemon/loop.ts.
  */
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { runDaemon } from '../daemon/loop.js';
+import { parse, rootOf, rootOption, UsageError } from './args.js';
 
-const options = {
-  root: { type: 'string', default: '.' },
-  'grace-ms': { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-const USAGE = `usage: pico daemon [--root DIR] [--grace-ms MS]
+const USAGE = `pico daemon [--root DIR] [--grace-ms MS]
   Watches DIR/sessions/inbox/ and runs job files one at a time.
   --root DIR      the picoharness root (default: the current directory)
   --grace-ms MS   how long SIGTERM may take to finish the current step (default 20000)
@@ -23,17 +17,8 @@ const USAGE = `usage: pico daemon [--root DIR] [--grace-ms MS]
 
 /** Entry point of `pico daemon`. */
 export async function main(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options, allowPositionals: false, strict: true }));
-  } catch (err) {
-    process.stderr.write(`pico daemon: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' } }, USAGE);
+  if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
   let graceMs: number | undefined;
   if (values['grace-ms'] !== undefined) {
     graceMs = Number(values['grace-ms']);
@@ -43,5 +28,5 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const log = pino({ name: 'picoharness', level: process.env.PICO_LOG_LEVEL ?? 'info', timestamp: pino.stdTimeFunctions.isoTime });
-  return runDaemon({ root: values.root, log, graceMs });
+  return runDaemon({ root: rootOf(values), log, graceMs });
 }

@@ -5,17 +5,11 @@
  * daemon that wrote it, so a stale file (SIGKILL, power loss) reads as "not
  * running". Exit code 0 when running, 3 when not (as `systemctl status`).
  */
-import { parseArgs } from 'node:util';
 import { daemonPaths } from '../daemon/paths.js';
 import { readStatus, type DaemonStatus } from '../daemon/status.js';
+import { jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
-const options = {
-  root: { type: 'string', default: '.' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-const USAGE = 'usage: pico status [--root DIR] [--json]';
+const USAGE = 'pico status [--root DIR] [--json]';
 
 /** "3m12s"-style duration. */
 function human(ms: number): string {
@@ -40,18 +34,10 @@ function describe(s: DaemonStatus, now: number): string[] {
 
 /** Entry point of `pico status`. */
 export async function main(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options, allowPositionals: false, strict: true }));
-  } catch (err) {
-    process.stderr.write(`pico status: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const paths = daemonPaths(values.root);
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
+  if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
+  const root = rootOf(values);
+  const paths = daemonPaths(root);
   let reading;
   try {
     reading = readStatus(paths);
@@ -67,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
     return running ? 0 : 3;
   }
   if (reading.state === 'never') {
-    process.stdout.write(`picoharness daemon: not running (no daemon has run on ${paths.root}; start it with \`pico daemon --root ${values.root}\`)\n`);
+    process.stdout.write(`picoharness daemon: not running (no daemon has run on ${paths.root}; start it with \`pico daemon --root ${root}\`)\n`);
     return 3;
   }
   const s = reading.status;

@@ -7,36 +7,19 @@
  * partial file, and the printed id is the session id it will use. Submitting
  * the same file twice makes two jobs. Logic lives in src/daemon/submit.ts.
  */
-import { parseArgs } from 'node:util';
 import { submitJobFile } from '../daemon/submit.js';
+import { jsonOption, parse, rootOf, rootOption } from './args.js';
 
-const options = {
-  root: { type: 'string', default: '.' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-const USAGE = 'usage: pico submit FILE [--root DIR] [--json]';
+const USAGE = 'pico submit FILE [--root DIR] [--json]';
 
 /** Entry point of `pico submit`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(`pico submit: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   if (positionals.length !== 1) {
-    process.stderr.write(`pico submit: expected exactly one job FILE, got ${positionals.length}\n${USAGE}\n`);
+    process.stderr.write(`pico submit: expected exactly one job FILE, got ${positionals.length}\nusage: ${USAGE}\n`);
     return 2;
   }
-  const r = await submitJobFile(positionals[0]!, values.root);
+  const r = await submitJobFile(positionals[0]!, rootOf(values));
   if (!r.ok) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, problem: r.problem, fix: r.fix }) + '\n');
     else process.stderr.write(`pico submit: ${r.problem}\n  fix: ${r.fix}\n`);

@@ -9,19 +9,13 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { isSessionId } from '../ledger/session-id.js';
 import { describeLine } from '../daemon/describe.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
+import { jsonOption, parse, rootOf, rootOption } from './args.js';
 
-const options = {
-  root: { type: 'string', default: '.' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-const USAGE = 'usage: pico watch JOB [--root DIR] [--json]';
+const USAGE = 'pico watch JOB [--root DIR] [--json]';
 
 /** The reason file of a rejected job id, if any. */
 function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
@@ -40,24 +34,13 @@ function findRejection(rejectedDir: string, id: string): { problem: string; fix:
 
 /** Entry point of `pico watch`. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(`pico watch: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   const id = positionals[0];
   if (positionals.length !== 1 || !id || !isSessionId(id)) {
     process.stderr.write(`pico watch: expected one JOB id like 20261129-113512-3fa9c01b2d4e (as printed by pico submit), got ${JSON.stringify(positionals)}\n`);
     return 2;
   }
-  const paths = daemonPaths(values.root);
+  const paths = daemonPaths(rootOf(values));
   const files = sessionFiles(paths, id);
   const known = (): boolean => existsSync(files.dir) || existsSync(join(paths.inbox, `${id}.json`));
   if (!known()) {
