@@ -5,7 +5,7 @@
  * `PICO_LOG_LEVEL` sets the level (default info). Flags only; the daemon
  * itself is src/daemon/loop.ts.
  */
-import { pino } from 'pino';
+import { createLogger } from '../log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -27,6 +27,6 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const log = pino({ name: 'picoharness', level: process.env.PICO_LOG_LEVEL ?? 'info', timestamp: pino.stdTimeFunctions.isoTime });
+  const log = createLogger({ to: 'stdout', level: 'info' });
   return runDaemon({ root: rootOf(values), log, graceMs });
 }
