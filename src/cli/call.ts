@@ -11,7 +11,7 @@ import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
 import { LEVEL_OF, type LadderFailureKind } from '../ladder/types.js';
 import { parseJob } from '../runtime/job.js';
-import { writeJsonAtomic } from '../runtime/result.js';
+import { writeFileAtomicSync } from '../durable-file.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { parseTrust } from '../trust.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     const id = newSessionId();
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });
-    writeJsonAtomic(join(dir, 'job.json'), job);
+    writeFileAtomicSync(join(dir, 'job.json'), JSON.stringify(job, null, 2) + '\n');
     await rt.runSession(id, {
       job, inputs: { call: { text, trust, label: `input:${inputPath.split('/').pop()}` } },
       ...(values.provider ? { onlyProvider: values.provider } : {}),

@@ -9,24 +9,28 @@ import { createLogger } from '../log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 
-const USAGE = `pico daemon [--root DIR] [--grace-ms MS]
-  Watches DIR/sessions/inbox/ and runs job files one at a time.
-  --root DIR      the picoharness root (default: the current directory)
-  --grace-ms MS   how long SIGTERM may take to finish the current step (default 20000)
+const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
+  Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
+  --root DIR            the picoharness root (default: the current directory)
+  --grace-ms MS         how long SIGTERM may take to finish the current step (default 20000)
+  --worker-idle-ms MS   how long the session worker (runtime, memory, a loaded model) stays
+                        after the last job before it exits and frees its memory (default 15000)
   SIGTERM/SIGINT stop after the current step (exit 0); a second signal forces (exit 1).`;
 
 /** Entry point of `pico daemon`. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' } }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' }, 'worker-idle-ms': { type: 'string' } }, USAGE);
   if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
-  let graceMs: number | undefined;
-  if (values['grace-ms'] !== undefined) {
-    graceMs = Number(values['grace-ms']);
-    if (!Number.isInteger(graceMs) || graceMs <= 0) {
-      process.stderr.write(`pico daemon: --grace-ms must be a positive whole number of milliseconds, got ${JSON.stringify(values['grace-ms'])}\n`);
-      return 2;
-    }
-  }
+  const graceMs = milliseconds(values['grace-ms'], '--grace-ms');
+  const workerIdleMs = milliseconds(values['worker-idle-ms'], '--worker-idle-ms');
   const log = createLogger({ to: 'stdout', level: 'info' });
-  return runDaemon({ root: rootOf(values), log, graceMs });
+  return runDaemon({ root: rootOf(values), log, graceMs, workerIdleMs });
+}
+
+/** A flag's positive whole number of milliseconds, or undefined when the flag is absent. */
+function milliseconds(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`${flag} must be a positive whole number of milliseconds, got ${JSON.stringify(text)}\nusage: ${USAGE}`);
+  return ms;
 }

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
 import { parseJob } from '../runtime/job.js';
-import { writeJsonAtomic } from '../runtime/result.js';
+import { writeFileAtomicSync } from '../durable-file.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     const id = newSessionId();
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });
-    writeJsonAtomic(join(dir, 'job.json'), job);
+    writeFileAtomicSync(join(dir, 'job.json'), JSON.stringify(job, null, 2) + '\n');
     const result = await rt.runSession(id, { job });
     const doc = result.resultPath ? JSON.parse(readFileSync(result.resultPath, 'utf8')) : result;
     emit(!!values.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);

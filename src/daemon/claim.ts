@@ -11,10 +11,10 @@
  * the loop runs nothing of a batch before it returns. This module does not
  * validate the job (inspect.ts) nor run it (loop.ts).
  */
-import { mkdirSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { syncDir } from '../ledger/ledger.js';
+import { syncDir } from '../durable-file.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Claimed {
@@ -52,6 +52,10 @@ export async function claimJob(paths: DaemonPaths, name: string, preferredId: st
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+  // The empty ledger is made here, so the worker opens an existing file instead of paying
+  // for a new inode between its fdatasyncs; a crash before this line leaves a job.json
+  // without a ledger, which the runtime handles the same way (it creates one).
+  closeSync(openSync(files.ledger, 'a', 0o644));
   return { id, jobPath: files.job };
 }
 

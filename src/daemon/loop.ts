@@ -1,13 +1,18 @@
 /**
  * The daemon loop: claim job files, run them one at a time, survive anything.
  *
- * Start-up order: lock the root → open the runtime (broken manifests stop
- * the daemon here, with the file and the fix) → queue every claimed but
- * unfinished session (recovery) → watch the inbox → READY=1. Then one loop
- * takes the most urgent job from the queue, runs its session through the
- * runtime, ingests it into memory, and repeats (design P5: one job at a
- * time). Intake (spool → inspect → claim or reject) runs concurrently but
- * only moves files and queues ids; it never runs a provider.
+ * Start-up order: lock the root → start the session worker (worker-host.ts;
+ * it boots meanwhile) → queue every claimed but unfinished session
+ * (recovery) → watch the inbox → wait for the worker, which has opened the
+ * runtime (broken manifests stop the daemon here, with the file and the
+ * fix) → READY=1. Then one loop takes the most urgent job from
+ * the queue, has the worker run its session, has it ingest finished sessions
+ * into memory between jobs, and repeats (design P5: one job at a time; the
+ * worker is the one process that runs providers). Intake (spool → inspect →
+ * claim or reject) runs concurrently in this process but only moves files
+ * and queues ids; it never runs a provider. When the queue stays empty the
+ * worker exits and its memory goes back to the system; the next job starts
+ * a new one.
  *
  * Shutdown (signals.ts): the first SIGTERM/SIGINT stops intake and aborts the
  * running session's signal, which finishes its current step; teardown then
@@ -19,18 +24,20 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { LedgerEvent } from '../ledger/events.js';
 import { takeIn } from './intake.js';
 import { takeLock } from './lock.js';
 import { openNotifier, type Notifier } from './notify.js';
 import { daemonPaths, sessionFiles, type DaemonPaths } from './paths.js';
 import { JobQueue, type QueuedJob } from './queue.js';
-import { findUnfinished } from './recovery.js';
-import { openRealMemory, openRealRuntime, type MemoryHook, type SessionRunner } from './seams.js';
+import { closeUnresumable, findUnfinished } from './recovery.js';
+import { openRealRuntime, type SessionOutcome, type SessionRunner } from './seams.js';
+import { writeFileAtomicSync } from '../durable-file.js';
 import { DEFAULT_GRACE_MS, FORCED_EXIT_CODE, installShutdown } from './signals.js';
 import { Spool } from './spool.js';
 import { IdleCollector } from './idle.js';
 import { StatusPublisher } from './status.js';
+import { WorkerDied, WorkerStartError } from './worker-host.js';
+import type { StepProgress } from './worker-protocol.js';
 
 /**
  * During a burst, finished sessions wait for memory ingest until the queue runs
@@ -38,6 +45,27 @@ import { StatusPublisher } from './status.js';
  */
 const INGEST_MAX_LAG_MS = 5_000;
 const INGEST_BATCH = 1_000;
+/**
+ * Inbox entries claimed per turn of the event loop during a burst: the first chunk is small
+ * so the worker starts at once, later ones double up to the last size, so the claims'
+ * directory fsyncs (each a journal commit the worker's fdatasyncs would queue behind) stay few.
+ */
+const INTAKE_CHUNK_FIRST = 2;
+const INTAKE_CHUNK_MAX = 64;
+
+/** Jobs handed to the worker beyond the running one, so it never waits for this process between jobs. */
+const HANDED_OVER = 8;
+/** How many times the worker may die running one session before the session is closed as declined. */
+const MAX_DEATHS = 3;
+
+interface InFlight {
+  item: QueuedJob;
+  /** the worker started it (it waited behind the previous one until then) */
+  begun: boolean;
+  cancelling: boolean;
+  t0: number;
+  settled: Promise<void>;
+}
 
 /** Exit code for a root whose manifests do not load (as src/cli/args.ts EXIT.root). */
 export const EXIT_BROKEN_ROOT = 3;
@@ -49,8 +77,9 @@ export interface DaemonOptions {
   graceMs?: number;
   maxJobBytes?: number;
   settleMs?: number;
+  /** how long the session worker may sit idle before it exits (default 15 s) */
+  workerIdleMs?: number;
   openRuntime?: (root: string, log: Logger) => Promise<SessionRunner>;
-  openMemory?: (root: string, log: Logger) => Promise<MemoryHook | null>;
   /** called instead of process.exit when a second signal forces the stop (tests) */
   exit?: (code: number) => void;
 }
@@ -69,14 +98,22 @@ class Daemon {
   private readonly stop = new AbortController();
   private readonly closers: { name: string; close: () => unknown }[] = [];
   private runtime: SessionRunner | null = null;
-  private memory: MemoryHook | null = null;
   /** finished sessions not yet ingested into memory */
   private readonly pendingIngest: string[] = [];
   private pendingSince = 0;
   private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private statusSentAt = 0;
   private labels = new Map<string, string | null>();
   private notifier: Notifier | null = null;
   private readonly idle = new IdleCollector();
+  private workerBackoffMs = 0;
+  /** no hand-over before this time (the worker could not start) */
+  private pausedUntil = 0;
+  /** jobs handed to the worker: the running one and at most HANDED_OVER waiting */
+  private readonly inFlight = new Map<string, InFlight>();
+  /** worker deaths per session while it ran */
+  private readonly deaths = new Map<string, number>();
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -97,9 +134,11 @@ class Daemon {
         notifier.send({ STOPPING: '1', STATUS: 'stopping: finishing the current step' });
         this.status.update((s) => (s.state = 'stopping'));
         this.stop.abort();
-        this.wakeUp?.();
+        this.runtime?.stop();
+        this.wake();
       },
       force: () => {
+        this.runtime?.kill?.();
         void this.status.flush();
         (this.opts.exit ?? process.exit)(FORCED_EXIT_CODE);
       },
@@ -112,13 +151,14 @@ class Daemon {
       await this.serve(notifier);
     } catch (err) {
       this.log.fatal({ err, event: 'failed' }, `daemon stopped: ${(err as Error).message}`);
-      code = (err as Error).name === 'ManifestError' ? EXIT_BROKEN_ROOT : 1;
+      const name = err instanceof WorkerStartError ? err.workerErrorName : (err as Error).name;
+      code = name === 'ManifestError' ? EXIT_BROKEN_ROOT : 1;
     }
     const clean = await this.teardown();
     return code !== 0 ? code : clean ? 0 : 1;
   }
 
-  /** Lock, open the runtime and memory, recover, start the spool, say READY. */
+  /** Lock, start the session worker, recover, start the spool, say READY. */
   private async start(notifier: Notifier): Promise<void> {
     const t0 = performance.now();
     const phases: Record<string, number> = {};
@@ -148,14 +188,10 @@ class Daemon {
     });
     await this.status.flush();
     phase('lock_ms');
-    this.runtime = await (this.opts.openRuntime ?? openRealRuntime)(this.paths.root, this.log);
-    const runtime = this.runtime;
-    this.closers.push({ name: 'runtime', close: () => runtime.close() });
-    phase('runtime_ms');
-    this.memory = await (this.opts.openMemory ?? openRealMemory)(this.paths.root, this.log);
-    const memory = this.memory;
-    if (memory?.close) this.closers.push({ name: 'memory', close: () => memory.close?.() });
-    phase('memory_ms');
+    // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
+    const onWorker = (pid: number | null): void => this.status.update((s) => (s.worker = { pid }));
+    const opening = (this.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: this.paths.worker, idleMs: this.opts.workerIdleMs, onWorker })))(this.paths.root, this.log);
+    opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
     await this.recover();
     phase('recovery_ms');
     const spool = new Spool({ inbox: this.paths.inbox, log: this.log, settleMs: this.opts.settleMs, onStable: (names) => this.intake(names) });
@@ -163,6 +199,10 @@ class Daemon {
     phase('spool_ms');
     this.closers.push({ name: 'spool', close: () => spool.close() });
     this.stop.signal.addEventListener('abort', () => void spool.close());
+    this.runtime = await opening;
+    const runtime = this.runtime;
+    this.closers.push({ name: 'session worker', close: () => runtime.close() });
+    phase('worker_ms');
     this.status.update((s) => (s.state = this.stop.signal.aborted ? 'stopping' : 'running'));
     await this.status.flush();
     notifier.send({ READY: '1', STATUS: this.statusLine() });
@@ -188,83 +228,199 @@ class Daemon {
     this.publishQueue();
   }
 
-  /** Handle stable inbox entries (intake.ts), then queue the claims and wake the loop. */
+  /**
+   * Handle stable inbox entries (intake.ts) a few at a time: each chunk is claimed, made
+   * durable and queued, then the event loop turns, so a burst of hundreds of files feeds
+   * the worker as it goes instead of making it wait for the whole burst.
+   */
   private async intake(names: string[]): Promise<void> {
-    const r = await takeIn(this.paths, names, this.log, this.opts.maxJobBytes);
-    if (r.rejected > 0) this.status.update((s) => (s.counts.rejected += r.rejected));
-    for (const { id, job } of r.claimed) {
-      this.labels.set(id, job.label ?? null);
-      this.queue.push(id, job.budget_class);
-      this.log.info({ event: 'queued', job: id, session: id, budget_class: job.budget_class, queue: this.queue.size });
+    const failed: Error[] = [];
+    for (let i = 0, chunk = INTAKE_CHUNK_FIRST; i < names.length; i += chunk, chunk = Math.min(chunk * 2, INTAKE_CHUNK_MAX)) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const r = await takeIn(this.paths, names.slice(i, i + chunk), this.log, this.opts.maxJobBytes);
+      if (r.rejected > 0) this.status.update((s) => (s.counts.rejected += r.rejected));
+      for (const { id, job } of r.claimed) {
+        this.labels.set(id, job.label ?? null);
+        this.queue.push(id, job.budget_class);
+      }
+      failed.push(...r.failed);
+      this.publishQueue();
+      this.wake();
     }
-    this.publishQueue();
-    this.wakeUp?.();
-    if (r.failed.length > 0) {
-      throw new AggregateError(r.failed, `could not handle ${r.failed.length} inbox entr${r.failed.length === 1 ? 'y' : 'ies'}: ${r.failed.map((e) => e.message).join('; ')}`);
+    if (failed.length > 0) {
+      throw new AggregateError(failed, `could not handle ${failed.length} inbox entr${failed.length === 1 ? 'y' : 'ies'}: ${failed.map((e) => e.message).join('; ')}`);
     }
   }
 
-  /** The serial loop: one session at a time until the first stop signal. */
+  /**
+   * The serial loop. The worker runs one session at a time; the loop keeps one more handed
+   * over and waiting in the worker (HANDED_OVER), so the worker never idles between jobs of
+   * a burst while this process is busy with intake. A job waiting in the worker is taken
+   * back when a more urgent one arrives, so the order stays budget class, then arrival.
+   */
   private async serve(notifier: Notifier): Promise<void> {
     while (!this.stop.signal.aborted) {
-      const item = this.queue.shift();
-      if (!item) {
+      this.dispatch();
+      if (this.inFlight.size === 0) {
         await this.ingestPending();
         notifier.send({ STATUS: this.statusLine() });
         this.idle.idle();
-        await new Promise<void>((resolve) => (this.wakeUp = resolve));
-        this.wakeUp = null;
-        continue;
+        this.runtime?.idle?.();
+      } else if (this.pendingIngest.length >= INGEST_BATCH || (this.pendingIngest.length > 0 && performance.now() - this.pendingSince >= INGEST_MAX_LAG_MS)) {
+        void this.ingestPending(); // handed to the worker now, ingested there between two jobs
       }
-      this.publishQueue();
-      this.idle.busy();
-      await this.runOne(item);
-      if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
-      this.pendingIngest.push(item.id);
-      if (this.pendingIngest.length >= INGEST_BATCH || performance.now() - this.pendingSince >= INGEST_MAX_LAG_MS) await this.ingestPending();
+      await this.nextWake();
     }
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.settled));
     await this.ingestPending();
   }
 
-  /** Run (or resume) one session and record how it ended. */
-  private async runOne(item: QueuedJob): Promise<void> {
-    const runtime = this.runtime!;
-    const t0 = performance.now();
-    let stepAt = t0;
+  /** Something changed (a job queued or settled, a stop): let the loop look again. */
+  private wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Wait for wake(), or return at once if one came while the loop was busy. */
+  private async nextWake(): Promise<void> {
+    if (!this.woken) await new Promise<void>((resolve) => (this.wakeUp = resolve));
+    this.wakeUp = null;
+    this.woken = false;
+  }
+
+  /** Hand jobs to the worker until HANDED_OVER wait behind the running one; take back one that a more urgent job now outranks. */
+  private dispatch(): void {
+    if (this.stop.signal.aborted || performance.now() < this.pausedUntil) return;
+    const head = this.queue.peek();
+    if (head) {
+      for (const f of this.inFlight.values()) {
+        if (!f.begun && !f.cancelling && JobQueue.outranks(head, f.item)) {
+          f.cancelling = true;
+          this.runtime!.cancel(f.item.id);
+        }
+      }
+    }
+    while (this.inFlight.size < 1 + HANDED_OVER) {
+      const item = this.queue.shift();
+      if (!item) break;
+      this.handOver(item);
+    }
+    this.publishQueue();
+  }
+
+  /** Give one job to the worker and settle it when the worker answers. */
+  private handOver(item: QueuedJob): void {
     const base = { job: item.id, session: item.id };
-    this.status.update((s) => (s.running = { session: item.id, label: this.labels.get(item.id) ?? null, budget_class: item.budgetClass, step: null, started_at: new Date().toISOString() }));
-    this.notifier?.send({ STATUS: this.statusLine() });
-    this.log.info({ event: item.resumed ? 'resumed' : 'started', ...base, budget_class: item.budgetClass, waited_ms: Date.now() - item.queuedAt });
-    const onEvent = (e: LedgerEvent): void => {
+    const f: InFlight = { item, begun: false, cancelling: false, t0: 0, settled: Promise.resolve() };
+    let stepAt = 0;
+    let stepInfo: { tool: string | null; capability: string | null } = { tool: null, capability: null };
+    const onBegin = (): void => {
+      f.begun = true;
+      f.t0 = stepAt = performance.now();
+      this.idle.busy();
+      this.status.update((s) => (s.running = { session: item.id, label: this.labels.get(item.id) ?? null, budget_class: item.budgetClass, step: null, started_at: new Date().toISOString() }));
+      // systemctl status shows the running job; during a burst, once a second is enough
+      if (performance.now() - this.statusSentAt >= 1000) {
+        this.statusSentAt = performance.now();
+        this.notifier?.send({ STATUS: this.statusLine() });
+      }
+      this.log.info({ event: item.resumed ? 'resumed' : 'started', ...base, budget_class: item.budgetClass, waited_ms: Date.now() - item.queuedAt });
+    };
+    const onEvent = (e: StepProgress): void => {
       if (e.type === 'step_started') {
         stepAt = performance.now();
         this.status.update((s) => s.running && (s.running.step = e.step));
-        this.log.info({ event: 'step', ...base, step: e.step, tool: e.tool, capability: e.capability, elapsed_ms: Math.round(stepAt - t0) });
-      } else if (e.type === 'fact_added' || e.type === 'step_failed') {
-        this.log.info({ event: 'step', ...base, step: e.step, phase: e.type === 'fact_added' ? 'committed' : 'failed', duration_ms: Math.round(performance.now() - stepAt) });
+        // the start of a step is debug: status.json and `pico watch` show it live, and a line per
+        // step end (below) is what an operator reads; on a 2-core box every log line costs the jobs
+        this.log.debug({ event: 'step', ...base, step: e.step, tool: e.tool, capability: e.capability, elapsed_ms: Math.round(stepAt - f.t0) });
+        stepInfo = { tool: e.tool ?? null, capability: e.capability ?? null };
+      } else {
+        this.log.info({ event: 'step', ...base, step: e.step, ...stepInfo, phase: e.type === 'fact_added' ? 'committed' : 'failed', duration_ms: Math.round(performance.now() - stepAt) });
       }
     };
-    let outcome = 'error';
-    // FROM HERE UNTIL THE FINALLY, A THROW MUST NOT STRAND THE JOB: it stays claimed
-    // (job.json without result.json) and recovery resumes it on the next start.
-    try {
-      const r = await runtime.runSession(item.id, { signal: this.stop.signal, onEvent });
-      outcome = r.outcome;
-      const ms = Math.round(performance.now() - t0);
-      if (r.outcome === 'interrupted') {
-        this.log.info({ event: 'interrupted', ...base, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
-      } else {
-        this.status.update((s) => s.counts.finished++);
-        this.log.info({ event: 'finished', ...base, outcome: r.outcome, duration_ms: ms, result: r.resultPath });
+    this.inFlight.set(item.id, f);
+    f.settled = this.runtime!.run(item.id, { onBegin, onEvent })
+      .then((r) => this.settle(f, r), (err: unknown) => this.settleFailure(f, err as Error))
+      .catch((err: unknown) => this.log.error({ err, ...base }, `settling session ${item.id}: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(item.id);
+        if (f.begun) this.status.update((s) => s.running?.session === item.id && (s.running = null));
+        this.wake();
+      });
+  }
+
+  /** The worker answered: publish the result, or put the job back (cancelled, or stopped by a signal to the worker). */
+  private settle(f: InFlight, r: SessionOutcome | null): void {
+    const { item } = f;
+    const ms = Math.round(performance.now() - f.t0);
+    if (r === null || (r.outcome === 'interrupted' && !this.stop.signal.aborted)) {
+      if (r === null && this.stop.signal.aborted) return; // stays claimed: resumed on the next start
+      this.queue.requeue(item);
+      if (r !== null) this.log.warn({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} was stopped after its current step by a signal to the worker; it is queued again`);
+      return;
+    }
+    this.workerBackoffMs = 0;
+    this.deaths.delete(item.id);
+    if (r.outcome === 'interrupted') {
+      this.log.info({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
+      return;
+    }
+    this.status.addOutcome({ session: item.id, outcome: r.outcome, duration_ms: ms, finished_at: new Date().toISOString() });
+    if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
+    this.pendingIngest.push(item.id);
+    this.publish(item.id, r, ms);
+  }
+
+  /** The worker could not run the job: resume it, wait for a worker, or close it with a reason. */
+  private async settleFailure(f: InFlight, err: Error): Promise<void> {
+    const { item } = f;
+    const base = { job: item.id, session: item.id };
+    if (err instanceof WorkerDied) {
+      if (!err.begun) return void (this.stop.signal.aborted || this.queue.requeue(item));
+      const deaths = (this.deaths.get(item.id) ?? 0) + 1;
+      this.deaths.set(item.id, deaths);
+      if (deaths < MAX_DEATHS) {
+        this.log.error({ event: 'worker_died', ...base, how: err.how, deaths }, `the session worker died while running ${item.id} (${err.how}); the session resumes from its ledger in a new worker`);
+        if (!this.stop.signal.aborted) this.queue.requeue(item);
+        return;
       }
+      this.deaths.delete(item.id);
+      const problem = `the session worker died ${deaths} times while running this session (last: ${err.how})`;
+      await closeUnresumable(this.paths, item.id, problem, 'a provider crashes the session worker on this job (see the log lines before this one); fix or remove that provider, then submit the job again as a new file');
+      this.status.update((s) => s.counts.errors++);
+      this.status.addOutcome({ session: item.id, outcome: 'declined', duration_ms: 0, finished_at: new Date().toISOString() });
+      this.log.error({ event: 'closed', ...base, problem }, `session ${item.id} was closed as declined: ${problem}`);
+      return;
+    }
+    if (err instanceof WorkerStartError) {
+      // the root broke while the worker was away: the job waits, and the worker is tried again later
+      this.queue.requeue(item);
+      this.workerBackoffMs = Math.min(60_000, this.workerBackoffMs * 2 || 1_000);
+      this.pausedUntil = performance.now() + this.workerBackoffMs;
+      setTimeout(() => this.wake(), this.workerBackoffMs).unref();
+      this.log.error({ event: 'worker_failed', ...base, err: err.message, retry_in_ms: this.workerBackoffMs }, `the session worker cannot start: ${err.message}; the job waits and the worker is tried again in ${this.workerBackoffMs / 1000} s`);
+      return;
+    }
+    this.status.update((s) => s.counts.errors++);
+    this.status.addOutcome({ session: item.id, outcome: 'error', duration_ms: Math.round(performance.now() - f.t0), finished_at: new Date().toISOString() });
+    this.log.error({ event: 'failed', ...base, err, duration_ms: Math.round(performance.now() - f.t0) }, `session ${item.id} failed in the runtime: ${err.message}; it stays claimed and is retried on the next start`);
+  }
+
+  /**
+   * Write result.json (atomically, the text the worker made from the ledger), then say the job
+   * finished. The worker is already on the next job meanwhile: the ledger holds the answer
+   * durably, and a result lost to a crash is re-closed from it on the next start.
+   */
+  private publish(id: string, r: SessionOutcome, ms: number): void {
+    try {
+      if (r.resultText !== undefined && r.resultPath) writeFileAtomicSync(r.resultPath, r.resultText, false);
     } catch (err) {
       this.status.update((s) => s.counts.errors++);
-      this.log.error({ event: 'failed', ...base, err, duration_ms: Math.round(performance.now() - t0) }, `session ${item.id} failed in the runtime: ${(err as Error).message}; it stays claimed and is retried on the next start`);
-    } finally {
-      this.labels.delete(item.id);
-      this.status.update((s) => (s.running = null));
-      this.status.addOutcome({ session: item.id, outcome, duration_ms: Math.round(performance.now() - t0), finished_at: new Date().toISOString() });
+      this.log.error({ event: 'failed', job: id, session: id, err }, `session ${id} answered but its result file could not be written (${(err as Error).message}); it is re-closed from its ledger on the next start — check that ${r.resultPath} is writable`);
+      return;
     }
+    this.status.update((s) => s.counts.finished++);
+    this.log.info({ event: 'finished', job: id, session: id, outcome: r.outcome, duration_ms: ms, result: r.resultPath });
   }
 
   /**
@@ -274,10 +430,10 @@ class Daemon {
    */
   private async ingestPending(): Promise<void> {
     const ids = this.pendingIngest.splice(0);
-    if (!this.memory || ids.length === 0) return;
+    if (!this.runtime?.ingestSessions || ids.length === 0) return;
     const t0 = performance.now();
     try {
-      await this.memory.ingestSessions(ids.map((id) => sessionFiles(this.paths, id).dir));
+      await this.runtime.ingestSessions(ids.map((id) => sessionFiles(this.paths, id).dir));
       this.log.info({ event: 'ingested', sessions: ids.length, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
     } catch (err) {
       this.log.warn({ event: 'memory', sessions: ids, err }, `memory ingest of ${ids.length} session(s) failed; they are safe on disk and can be ingested again later (pico memory rebuild)`);
@@ -287,6 +443,7 @@ class Daemon {
   /** Publish the queue counts. */
   private publishQueue(): void {
     const byClass = this.queue.byClass();
+    for (const f of this.inFlight.values()) if (!f.begun) byClass[f.item.budgetClass]++; // handed over, still waiting
     this.status.update((s) => (s.queue = byClass));
   }
 

@@ -5,7 +5,7 @@
  *   sessions/<id>/job.json     a claimed job; the session folder is its whole state
  *   sessions/<id>/result.json  written by the runtime when the session ends
  *   sessions/rejected/         bad input, each beside <name>.reason.json
- *   sessions/.daemon/          status.json and the single-instance lock
+ *   sessions/.daemon/          status.json, the single-instance lock and the live worker's pid
  *
  * This module only names paths; it creates nothing and reads nothing.
  */
@@ -19,6 +19,8 @@ export interface DaemonPaths {
   daemonDir: string;
   status: string;
   lock: string;
+  /** pid and identity of the live session worker */
+  worker: string;
 }
 
 /** The daemon's paths under `root` (made absolute). */
@@ -34,6 +36,7 @@ export function daemonPaths(root: string): DaemonPaths {
     daemonDir,
     status: join(daemonDir, 'status.json'),
     lock: join(daemonDir, 'lock'),
+    worker: join(daemonDir, 'worker'),
   };
 }
 

@@ -37,6 +37,25 @@ export class JobQueue {
     return item;
   }
 
+  /** Put a job taken by shift() back in its place (its class, its original arrival). */
+  requeue(item: QueuedJob): void {
+    if (this.ids.has(item.id)) return;
+    let i = 0;
+    while (i < this.items.length && JobQueue.outranks(this.items[i]!, item)) i++;
+    this.items.splice(i, 0, item);
+    this.ids.add(item.id);
+  }
+
+  /** The job shift() would return, left in place. */
+  peek(): QueuedJob | undefined {
+    return this.items[0];
+  }
+
+  /** True when `a` runs before `b` by the queue's rule (class, then arrival). */
+  static outranks(a: QueuedJob, b: QueuedJob): boolean {
+    return RANK[a.budgetClass] < RANK[b.budgetClass] || (RANK[a.budgetClass] === RANK[b.budgetClass] && a.arrival < b.arrival);
+  }
+
   /** Take the most urgent, earliest job, or undefined when empty. */
   shift(): QueuedJob | undefined {
     const item = this.items.shift();

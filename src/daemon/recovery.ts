@@ -18,13 +18,13 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
 import type { BudgetClass } from '../ledger/events.js';
-import { writeFileAtomic } from './durable.js';
+import { writeFileAtomic } from '../durable-file.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Unfinished {
   id: string;
   budgetClass: BudgetClass;
-  /** true when the ledger exists: the job was running when the daemon stopped */
+  /** true when the ledger has events: the job was running when the daemon stopped (a claim makes it empty) */
   started: boolean;
   claimedAt: number;
 }
@@ -59,7 +59,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
     }
     try {
       const job = parseJob(JSON.parse(text), f.job);
-      unfinished.push({ id, budgetClass: job.budget_class, started: existsSync(f.ledger), claimedAt });
+      unfinished.push({ id, budgetClass: job.budget_class, started: hasResult(f.ledger), claimedAt });
     } catch (err) {
       const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
       await closeUnresumable(paths, id, problem);
@@ -71,20 +71,25 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
 }
 
 /** Close a claimed session whose job can no longer be run, with an explicit declined result. */
-export async function closeUnresumable(paths: DaemonPaths, id: string, problem: string): Promise<void> {
+export async function closeUnresumable(
+  paths: DaemonPaths,
+  id: string,
+  problem: string,
+  fix = 'the claimed job.json was changed after it was claimed; submit a corrected job as a new file',
+): Promise<void> {
   const result = {
     session_id: id,
     outcome: 'declined',
     answer: null,
     closed_by: 'daemon recovery',
     problem,
-    fix: 'the claimed job.json was changed after it was claimed; submit a corrected job as a new file',
+    fix,
     at: new Date().toISOString(),
   };
   await writeFileAtomic(sessionFiles(paths, id).result, JSON.stringify(result, null, 2) + '\n');
 }
 
-/** True when a result file exists with content (an empty one is what a power cut leaves behind). */
+/** True when a file exists with content (an empty result is what a power cut leaves behind; an empty ledger is a claim's). */
 function hasResult(path: string): boolean {
   try {
     return statSync(path).size > 0;

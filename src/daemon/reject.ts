@@ -13,7 +13,7 @@
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { fsyncDir, writeFileAtomic } from './durable.js';
+import { fsyncDir, writeFileAtomic } from '../durable-file.js';
 import type { DaemonPaths } from './paths.js';
 
 export interface ReasonFile {

@@ -9,7 +9,7 @@
  * is still handled: it is only taken once two looks at least `settleMs` apart
  * see the same inode, size and mtime — a file still growing is left alone.
  *
- * Mechanics (the tsx watcher pattern): chokidar events are only a trigger.
+ * Mechanics (the tsx watcher pattern): chokidar's events on the folder are only a trigger.
  * We wait for chokidar's `ready`, debounce bursts of events into one scan,
  * and de-duplicate by taking the directory listing as the truth — an entry
  * already handed to the daemon is not handed again until it has left the
@@ -18,8 +18,8 @@
  * nothing about validity and moves nothing; it only says "these are stable".
  */
 import { watch, type FSWatcher } from 'chokidar';
-import { lstat, readdir } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { isIgnoredName } from './inspect.js';
 
@@ -61,15 +61,18 @@ export class Spool {
   /** Start watching; resolves once chokidar is ready and the first scan is scheduled. */
   async start(): Promise<void> {
     const inbox = resolve(this.opts.inbox);
+    // chokidar watches the inbox folder itself and nothing in it: entries are ignored, so it
+    // neither stats nor watches each job file (that per-file work cost more than the jobs in a
+    // burst); its raw events for the folder are the trigger, and scan() looks at the entries.
     const watcher = watch(inbox, {
       depth: 0,
       followSymlinks: false,
       ignoreInitial: true,
-      ignored: (p: string) => resolve(p) !== inbox && isIgnoredName(basename(p)),
+      ignored: (p: string) => resolve(p) !== inbox,
     });
     this.watcher = watcher;
     const trigger = (): void => this.schedule(this.debounceMs);
-    watcher.on('add', trigger).on('change', trigger).on('addDir', trigger);
+    watcher.on('raw', trigger).on('add', trigger).on('change', trigger).on('addDir', trigger);
     watcher.on('error', (err) => this.opts.log.warn({ err }, 'inbox watcher error; the periodic rescan still covers the inbox'));
     await new Promise<void>((ok) => watcher.once('ready', () => ok()));
     this.rescan = setInterval(() => this.schedule(0), this.opts.rescanMs ?? 5000);
@@ -108,7 +111,7 @@ export class Spool {
 
   /** One look at the inbox: hand over entries seen unchanged twice, remember the rest; true when some wait. */
   private async scan(): Promise<boolean> {
-    const names = (await readdir(this.opts.inbox).catch(() => [] as string[])).filter((n) => !isIgnoredName(n));
+    const names = readdirOrEmpty(this.opts.inbox).filter((n) => !isIgnoredName(n));
     const now = Date.now();
     const present = new Set(names);
     for (const n of this.looks.keys()) if (!present.has(n)) this.looks.delete(n);
@@ -117,7 +120,14 @@ export class Spool {
     let waiting = false;
     for (const name of names) {
       if (this.handed.has(name)) continue;
-      const st = await lstat(join(this.opts.inbox, name)).catch(() => null);
+      const seen = this.looks.get(name);
+      if (seen && now - seen.at < this.settleMs) {
+        waiting = true; // too soon for its second look: a burst of events must not lstat every entry each time
+        continue;
+      }
+      // Synchronous: an lstat writes nothing, and a burst of hundreds through the thread pool
+      // costs the daemon more in hand-offs than in the calls.
+      const st = lstatOrNull(join(this.opts.inbox, name));
       if (!st) continue;
       const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
       const prev = this.looks.get(name);
@@ -151,5 +161,21 @@ export class Spool {
     if (this.rescan) clearInterval(this.rescan);
     await this.watcher?.close();
     await this.scanning;
+  }
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null; // gone since the listing: nothing to hand over
+  }
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return []; // the inbox vanished; the periodic rescan looks again
   }
 }

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { BUDGET_CLASSES, type BudgetClass } from '../ledger/events.js';
-import { writeFileAtomic } from './durable.js';
+import { writeFileAtomic } from '../durable-file.js';
 import type { DaemonPaths } from './paths.js';
 import { processIdentity, stillRunning } from './proc.js';
 
@@ -37,8 +37,10 @@ export interface DaemonStatus {
   queue: Record<BudgetClass, number>;
   recent: RecentOutcome[];
   counts: { finished: number; rejected: number; resumed: number; errors: number };
-  /** the daemon's own memory at the last write */
+  /** the daemon's own memory at the last write (the session worker's is its own) */
   memory: { rss_mb: number; heap_used_mb: number };
+  /** the session worker's pid, or null while none runs (it exits when the daemon is idle) */
+  worker: { pid: number | null };
 }
 
 const RECENT = 10;
@@ -58,6 +60,7 @@ export function initialStatus(root: string, now = new Date()): DaemonStatus {
     recent: [],
     counts: { finished: 0, rejected: 0, resumed: 0, errors: 0 },
     memory: { rss_mb: 0, heap_used_mb: 0 },
+    worker: { pid: null },
   };
 }
 

@@ -12,7 +12,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
-import { writeFileAtomic } from './durable.js';
+import { writeFileAtomic } from '../durable-file.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 

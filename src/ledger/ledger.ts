@@ -167,13 +167,3 @@ export function readLedger(dir: string): LedgerEvent[] {
   if (!existsSync(path)) return [];
   return readLedgerText(readFileSync(path, 'utf8'), path).events;
 }
-
-/** fsync a directory so a create or rename in it survives power loss. */
-export function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}

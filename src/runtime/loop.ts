@@ -24,7 +24,7 @@ import { Budget } from './budget.js';
 import { foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
 import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
-import { resultFromEvents, writeResult } from './result.js';
+import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
 import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
 
@@ -52,6 +52,8 @@ export interface LoopDeps {
   inputs?: Record<string, DirectInput>;
   /** serve every step with this provider only (pico call --provider) */
   onlyProvider?: string;
+  /** leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes it) */
+  deferResult?: boolean;
 }
 
 export interface LoopResult {
@@ -59,6 +61,8 @@ export interface LoopResult {
   outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
   answer: string | null;
   resultPath: string | null;
+  /** the result document, when the caller writes result.json itself (deferResult) */
+  result?: SessionResultDoc;
 }
 
 /** Run (or resume) one session to its answer, or until the signal asks it to stop. */
@@ -86,6 +90,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopResult> {
     }
     ledger.close();
     const doc = resultFromEvents(d.sessionId, ledger.all);
+    if (d.deferResult) return { sessionId: d.sessionId, outcome: doc.outcome, answer: doc.answer, resultPath: join(d.sessionDir, RESULT_FILE), result: doc };
     const resultPath = writeResult(d.sessionDir, doc);
     return { sessionId: d.sessionId, outcome: doc.outcome, answer: doc.answer, resultPath };
   } finally {

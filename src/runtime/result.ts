@@ -5,10 +5,10 @@
  * atomically (temp file, fsync, rename, directory fsync), and its presence
  * is what tells the daemon a session is finished.
  */
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerEvent } from '../ledger/events.js';
-import { LEDGER_FILE, syncDir } from '../ledger/ledger.js';
+import { LEDGER_FILE } from '../ledger/ledger.js';
+import { writeFileAtomicSync } from '../durable-file.js';
 
 export const RESULT_FILE = 'result.json';
 
@@ -52,28 +52,17 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
 }
 
 /**
- * Write a JSON document atomically (temp file, rename). With `durable` the
- * data is fsynced before the rename and the rename itself after it.
- * result.json is written without: it is derived from the ledger, whose facts
- * and answer are already on disk, and a result lost or emptied by a power cut
- * only means the daemon re-closes that session from its ledger on the next
- * start (see daemon/recovery.ts).
+ * result.json is written atomically but without fsync: it is derived from the ledger, whose
+ * facts and answer are already on disk, and a result lost or emptied by a power cut only
+ * means the daemon re-closes that session from its ledger on the next start (see
+ * daemon/recovery.ts).
  */
-export function writeJsonAtomic(path: string, doc: unknown, durable = true): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, JSON.stringify(doc, null, 2) + '\n');
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  if (durable) syncDir(join(path, '..'));
+export function resultText(doc: SessionResultDoc): string {
+  return JSON.stringify(doc, null, 2) + '\n';
 }
 
 export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
   const path = join(sessionDir, RESULT_FILE);
-  writeJsonAtomic(path, doc, false);
+  writeFileAtomicSync(path, resultText(doc), false);
   return path;
 }

@@ -53,6 +53,8 @@ export interface RunSessionOptions {
   job?: Job;
   inputs?: Record<string, DirectInput>;
   onlyProvider?: string;
+  /** return the result document instead of writing result.json (the daemon writes it) */
+  deferResult?: boolean;
 }
 
 export const SESSIONS_DIR = 'sessions';
@@ -165,7 +167,7 @@ export class Runtime {
       measure: this.opts.measure ?? this.measureFromMemory, runTool: o.runTool ?? liveTool,
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
-      ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}),
+      ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
     });
   }
 

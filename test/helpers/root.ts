@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initRoot } from '../../src/runtime/init.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
-import { writeJsonAtomic } from '../../src/runtime/result.js';
+import { writeFileAtomicSync } from '../../src/durable-file.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 
@@ -45,6 +45,6 @@ export function shellProvider(id: string, command: string[], over: Record<string
 export function newSession(rt: Runtime, job: Job): string {
   const id = newSessionId();
   mkdirSync(rt.sessionDir(id), { recursive: true });
-  writeJsonAtomic(join(rt.sessionDir(id), 'job.json'), job);
+  writeFileAtomicSync(join(rt.sessionDir(id), 'job.json'), JSON.stringify(job, null, 2) + '\n');
   return id;
 }

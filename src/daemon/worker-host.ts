@@ -1,0 +1,324 @@
+/**
+ * The daemon's side of the session worker (worker.ts): start it, hand it
+ * sessions, relay their progress, let it go when idle, replace it when it
+ * dies or gets a signal of its own.
+ *
+ * The worker starts with the daemon (so a root whose manifests do not load
+ * stops the daemon before READY, exit 3) and exits after `idleMs` without
+ * work, handing its memory back; the next job starts a new one. The daemon
+ * may hand over the next session while one runs (the worker handles them in
+ * order), and take it back with `cancel` until it begins. If the worker dies,
+ * every request it owed fails with `WorkerDied`, saying whether the session
+ * had begun; the daemon decides what to resume.
+ *
+ * The worker's pid and identity are kept in `sessions/.daemon/worker`; a new
+ * daemon kills a worker that survived its predecessor before starting its
+ * own, so two processes never append to one ledger.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { processIdentity, stillRunning } from './proc.js';
+import type { FromWorker, RunOutcome, StepProgress, ToWorker } from './worker-protocol.js';
+
+export const DEFAULT_WORKER_IDLE_MS = 15_000;
+/** How long a worker may take to close after `exit` before it is killed. */
+const EXIT_TIMEOUT_MS = 10_000;
+
+export class WorkerStartError extends Error {
+  override name = 'WorkerStartError';
+  constructor(message: string, readonly workerErrorName: string) {
+    super(message);
+  }
+}
+
+/** The worker exited while a request was outstanding; `begun` says whether the session had started. */
+export class WorkerDied extends Error {
+  override name = 'WorkerDied';
+  constructor(readonly how: string, readonly begun: boolean) {
+    super(`the session worker died (${how})`);
+  }
+}
+
+/** dist/src/daemon/worker.js (the compiled file beside this one, or the build output when run from sources). */
+function workerScript(): string {
+  for (const rel of ['./worker.js', '../../dist/src/daemon/worker.js']) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return p;
+  }
+  throw new Error('src/daemon/worker.js not found; run `npm run build` first');
+}
+
+/**
+ * The daemon runs with V8 flags that keep it small (systemd/picoharness.service: lite mode,
+ * which needs wasm off, and a 1 MB young generation); they would slow the worker, which runs the jobs and exits when idle,
+ * so it gets the daemon's other flags without them.
+ */
+const DAEMON_ONLY_FLAGS = ['--lite-mode', '--no-expose-wasm', '--max-semi-space-size'];
+
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  return execArgv.filter((a) => !DAEMON_ONLY_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
+}
+
+interface Live {
+  child: ChildProcess;
+  ready: boolean;
+  exiting: boolean;
+  /** it got a signal of its own: it takes no more runs and is replaced by the next one */
+  retiring: boolean;
+  /** resolves when the process has exited, with how it ended */
+  exited: Promise<string>;
+}
+
+interface Pending {
+  live: Live;
+  begun: boolean;
+  onBegin?: () => void;
+  onEvent?: (e: StepProgress) => void;
+  resolve: (r: RunOutcome | null) => void;
+  reject: (err: Error) => void;
+}
+
+export interface RunHandlers {
+  /** the worker began the session (it may have waited behind the one before) */
+  onBegin?: () => void;
+  onEvent?: (e: StepProgress) => void;
+}
+
+export interface WorkerHostOptions {
+  root: string;
+  /** the file that records the live worker (sessions/.daemon/worker) */
+  pidFile: string;
+  log: Logger;
+  idleMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class WorkerHost {
+  private live: Live | null = null;
+  private starting: Promise<Live> | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private ingestSeq = 0;
+  private readonly runs = new Map<string, Pending>();
+  private readonly ingests = new Map<number, { live: Live; resolve: () => void; reject: (err: Error) => void }>();
+  private readyWaiter: { live: Live; resolve: (m: FromWorker) => void } | null = null;
+  /** called whenever the worker starts or stops (for the status file) */
+  onChange: (pid: number | null) => void = () => undefined;
+
+  constructor(private readonly opts: WorkerHostOptions) {}
+
+  get pid(): number | null {
+    return this.live?.child.pid ?? null;
+  }
+
+  /** Start a worker now (the daemon does this before READY); throws WorkerStartError when the root does not open. */
+  async start(): Promise<void> {
+    await this.ensure();
+  }
+
+  /**
+   * Hand a session to the worker (starting one if none runs). Resolves with its outcome, or
+   * null if it was cancelled before it began; rejects with WorkerDied, WorkerStartError, or
+   * the runtime's error. The daemon may hand over the next session before this one ends.
+   */
+  async run(id: string, h: RunHandlers = {}): Promise<RunOutcome | null> {
+    this.cancelIdle();
+    const live = await this.ensure();
+    if (this.live !== live) throw new WorkerDied('exited before the request', false);
+    return new Promise<RunOutcome | null>((resolve, reject) => {
+      this.runs.set(id, { live, begun: false, ...h, resolve, reject });
+      this.post(live, { t: 'run', id });
+    });
+  }
+
+  /** Drop a session handed over but not begun; its run() then resolves null (or runs, if it began first). */
+  cancel(id: string): void {
+    const p = this.runs.get(id);
+    if (p && !p.begun) this.post(p.live, { t: 'cancel', id });
+  }
+
+  /** The daemon is stopping: finish the running step, cancel the waiting runs. */
+  stop(): void {
+    if (this.live) this.post(this.live, { t: 'stop' });
+  }
+
+  /** Ingest finished sessions into memory, in the worker, between jobs. */
+  async ingestSessions(dirs: readonly string[]): Promise<void> {
+    this.cancelIdle();
+    const live = this.live && !this.live.exiting ? this.live : await this.ensure();
+    const seq = ++this.ingestSeq;
+    await new Promise<void>((resolve, reject) => {
+      this.ingests.set(seq, { live, resolve, reject });
+      this.post(live, { t: 'ingest', seq, dirs: [...dirs] });
+    });
+  }
+
+  /** The queue ran dry: let the worker go after idleMs unless work comes first. */
+  idle(): void {
+    if (!this.live || this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.runs.size > 0 || this.ingests.size > 0) return;
+      void this.release('idle').catch((err: unknown) => this.opts.log.warn({ err }, `stopping the idle worker: ${(err as Error).message}`));
+    }, this.opts.idleMs ?? DEFAULT_WORKER_IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  /** Stop the worker cleanly (it closes the runtime and memory), killing it if it hangs. */
+  async close(): Promise<void> {
+    this.cancelIdle();
+    if (this.starting) await this.starting.catch(() => undefined);
+    await this.release('daemon stopping');
+  }
+
+  /** Kill the worker now (a forced stop). */
+  kill(): void {
+    this.live?.child.kill('SIGKILL');
+  }
+
+  private cancelIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Ask the worker to exit after what it was given (messages are handled in order); kill it if it hangs. */
+  private async release(why: string): Promise<void> {
+    const live = this.live;
+    if (!live) return;
+    live.exiting = true;
+    this.post(live, { t: 'exit' });
+    const timer = setTimeout(() => live.child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+    const how = await live.exited;
+    clearTimeout(timer);
+    this.opts.log.info({ event: 'worker_stopped', worker: live.child.pid, why, how }, `session worker ${live.child.pid} stopped (${why})`);
+  }
+
+  private onMessage(live: Live, m: FromWorker): void {
+    switch (m.t) {
+      case 'ready':
+      case 'fatal':
+        if (this.readyWaiter?.live === live) this.readyWaiter.resolve(m);
+        return;
+      case 'signalled':
+        live.retiring = true;
+        this.opts.log.warn({ event: 'worker_signalled', worker: live.child.pid, signal: m.signal }, `session worker ${live.child.pid} got ${m.signal}: it finishes its step and is replaced by a new worker for the next job`);
+        return;
+      case 'begin': {
+        const p = this.runs.get(m.id);
+        if (p) {
+          p.begun = true;
+          p.onBegin?.();
+        }
+        return;
+      }
+      case 'progress':
+        this.runs.get(m.id)?.onEvent?.(m.e);
+        return;
+      case 'done':
+      case 'failed':
+      case 'cancelled': {
+        const p = this.runs.get(m.id);
+        if (!p) return;
+        this.runs.delete(m.id);
+        if (m.t === 'done') p.resolve(m.result);
+        else if (m.t === 'cancelled') p.resolve(null);
+        else p.reject(Object.assign(new Error(m.message), { name: m.name }));
+        return;
+      }
+      case 'ingested': {
+        const w = this.ingests.get(m.seq);
+        if (!w) return;
+        this.ingests.delete(m.seq);
+        if (m.error) w.reject(new Error(m.error));
+        else w.resolve();
+        return;
+      }
+    }
+  }
+
+  /** The worker exited: fail whatever it still owed. */
+  private onExit(live: Live, how: string): void {
+    if (this.live === live) this.live = null;
+    rmSync(this.opts.pidFile, { force: true });
+    this.onChange(null);
+    const owed = [...this.runs].filter(([, p]) => p.live === live);
+    if (!live.exiting && live.ready) this.opts.log.error({ event: 'worker_died', worker: live.child.pid, how, sessions: owed.map(([id]) => id) }, `the session worker ${live.child.pid} died (${how})`);
+    for (const [id, p] of owed) {
+      this.runs.delete(id);
+      p.reject(new WorkerDied(how, p.begun));
+    }
+    for (const [seq, w] of [...this.ingests]) {
+      if (w.live !== live) continue;
+      this.ingests.delete(seq);
+      w.reject(new WorkerDied(how, false));
+    }
+    if (this.readyWaiter?.live === live) this.readyWaiter.resolve({ t: 'fatal', name: 'WorkerDied', message: `the session worker exited while starting (${how})` });
+  }
+
+  private post(live: Live, m: ToWorker): void {
+    if (live.child.connected) live.child.send(m);
+  }
+
+  /** The live worker, starting one if there is none (or the one there is retiring). */
+  private ensure(): Promise<Live> {
+    const live = this.live;
+    if (live?.ready && !live.exiting && !live.retiring) return Promise.resolve(live);
+    this.starting ??= (async () => {
+      if (this.live?.retiring && !this.live.exiting) await this.release('it got a signal');
+      return this.spawn();
+    })().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async spawn(): Promise<Live> {
+    if (this.live) await this.live.exited; // one that is on its way out
+    await this.killSurvivor();
+    const t0 = performance.now();
+    const child = fork(workerScript(), [this.opts.root], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: this.opts.env ?? process.env,
+      serialization: 'json',
+      execArgv: workerExecArgv(process.execArgv),
+    });
+    const exited = new Promise<string>((resolve) => {
+      child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
+    });
+    const live: Live = { child, ready: false, exiting: false, retiring: false, exited };
+    this.live = live;
+    child.on('message', (m: FromWorker) => this.onMessage(live, m));
+    void exited.then((how) => this.onExit(live, how));
+    if (child.pid) writeFileSync(this.opts.pidFile, `${child.pid}\n${processIdentity(child.pid) ?? ''}\n`);
+    this.onChange(child.pid ?? null);
+    const first = await new Promise<FromWorker>((resolve) => (this.readyWaiter = { live, resolve }));
+    this.readyWaiter = null;
+    if (first.t === 'fatal') {
+      await exited;
+      throw new WorkerStartError(first.message, first.name);
+    }
+    live.ready = true;
+    const m = first as Extract<FromWorker, { t: 'ready' }>;
+    this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
+    return live;
+  }
+  /** Kill a worker left behind by a previous daemon on this root (it must not touch a ledger we resume). */
+  private async killSurvivor(): Promise<void> {
+    let text: string;
+    try {
+      text = readFileSync(this.opts.pidFile, 'utf8');
+    } catch {
+      return;
+    }
+    const [pidLine = '', identity = ''] = text.split('\n');
+    const pid = Number(pidLine);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !stillRunning(pid, identity || undefined)) return;
+    this.opts.log.warn({ event: 'worker_survivor', worker: pid }, `a session worker of a previous daemon (pid ${pid}) still runs; killing it before starting a new one`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      return;
+    }
+    for (let i = 0; i < 200 && stillRunning(pid, identity || undefined); i++) await sleep(10);
+  }
+}

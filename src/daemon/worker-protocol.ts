@@ -1,0 +1,58 @@
+/**
+ * The messages between the daemon and its session worker (one child process).
+ *
+ * The daemon (supervisor) watches the inbox, claims, queues and publishes
+ * status; the worker owns the runtime and memory and runs exactly one
+ * session at a time, on the daemon's word. Messages travel over the IPC
+ * channel of `child_process.fork` as JSON. Only what the daemon needs crosses
+ * it: the ledger stays the truth and is written by the worker alone.
+ */
+
+/**
+ * Daemon → worker. Messages are handled in order, one at a time; the daemon
+ * sends the next `run` before the current one ends (at most one waits), so
+ * the worker never idles between jobs of a burst.
+ */
+export type ToWorker =
+  | { t: 'run'; id: string }
+  /** drop a `run` that has not begun (a more urgent job arrived); answered by `cancelled` */
+  | { t: 'cancel'; id: string }
+  /** finish the current step of the running session and report it interrupted; cancel the waiting runs */
+  | { t: 'stop' }
+  | { t: 'ingest'; seq: number; dirs: string[] }
+  /** close the runtime and memory and exit 0 */
+  | { t: 'exit' };
+
+/** The part of a ledger event the daemon logs and shows as progress. */
+export interface StepProgress {
+  type: 'step_started' | 'fact_added' | 'step_failed';
+  step: string;
+  tool?: string | null;
+  capability?: string;
+}
+
+export interface RunOutcome {
+  sessionId: string;
+  outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
+  answer: string | null;
+  resultPath: string | null;
+  /** the text of result.json, which the daemon writes to resultPath (the worker leaves it to the daemon) */
+  resultText?: string;
+}
+
+/** Worker → daemon. Every `run` is answered by exactly one of done, failed or cancelled. */
+export type FromWorker =
+  | { t: 'ready'; memory: boolean; startup_ms: number }
+  /** the worker got SIGTERM/SIGINT itself: it takes no more runs and waits for `exit` */
+  | { t: 'signalled'; signal: string }
+  | { t: 'begin'; id: string }
+  | { t: 'cancelled'; id: string }
+  /** the runtime could not open (e.g. a broken manifest); the worker exits after sending this */
+  | { t: 'fatal'; name: string; message: string }
+  | { t: 'progress'; id: string; e: StepProgress }
+  | { t: 'done'; id: string; result: RunOutcome }
+  | { t: 'failed'; id: string; name: string; message: string }
+  | { t: 'ingested'; seq: number; error: string | null };
+
+/** Exit code of a worker whose root does not load (the daemon exits with the same, EXIT_BROKEN_ROOT). */
+export const WORKER_EXIT_BROKEN_ROOT = 3;

@@ -1,0 +1,170 @@
+/**
+ * The session worker: the one process that runs providers (design P5).
+ *
+ * Forked by the daemon (worker-host.ts) with an IPC channel and the root as
+ * its argument. It opens the runtime and memory, says `ready`, then handles
+ * the daemon's messages strictly in order: runs sessions one at a time and
+ * ingests finished ones into memory between them. It holds everything heavy
+ * — the runtime, the adapters, a loaded model, SQLite — so the daemon that
+ * watches the inbox stays small; an idle daemon lets its worker go and gives
+ * that memory back. A native crash in a provider kills this process, not the
+ * daemon, which resumes the session in a new worker.
+ *
+ * Stopping: `stop`, or a first SIGTERM/SIGINT (systemd signals the whole
+ * control group), lets the running session finish its step and cancels the
+ * waiting runs; after a signal the worker takes no more runs (it says
+ * `signalled`) and waits for `exit`. A second signal exits at once. If the
+ * daemon dies (the IPC channel closes) the worker exits at once: an
+ * unfinished step is what SIGKILL leaves, which recovery handles, and a
+ * worker must never outlive its daemon to race a new one on the same ledger.
+ */
+import type { Logger } from 'pino';
+import { createLogger } from '../log.js';
+import { openRealMemory, type MemoryHook } from './seams.js';
+import { WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { resultText } from '../runtime/result.js';
+
+function send(m: FromWorker): void {
+  process.send?.(m);
+}
+
+class Worker {
+  private runtime: Runtime | null = null;
+  private memory: MemoryHook | null = null;
+  private running: AbortController | null = null;
+  private readonly waiting: ToWorker[] = [];
+  private busy = false;
+  /** set by stop or a signal: runs still waiting or arriving are cancelled */
+  private refusing = false;
+  private signals = 0;
+
+  constructor(private readonly root: string, private readonly log: Logger) {}
+
+  async open(): Promise<void> {
+    const t0 = performance.now();
+    try {
+      const { openRuntime } = await import('../runtime/runtime.js');
+      this.runtime = await openRuntime(this.root, { log: this.log });
+    } catch (err) {
+      const e = err as Error;
+      send({ t: 'fatal', name: e.name, message: e.message });
+      process.exitCode = e.name === 'ManifestError' ? WORKER_EXIT_BROKEN_ROOT : 1;
+      process.disconnect?.();
+      return;
+    }
+    this.memory = await openRealMemory(this.root, this.log);
+    send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) });
+  }
+
+  onMessage(m: ToWorker): void {
+    if (m.t === 'stop') return this.stop(this.signals > 0);
+    if (m.t === 'cancel') {
+      const i = this.waiting.findIndex((w) => w.t === 'run' && w.id === m.id);
+      if (i >= 0) {
+        this.waiting.splice(i, 1);
+        send({ t: 'cancelled', id: m.id });
+      }
+      return;
+    }
+    this.waiting.push(m);
+    void this.pump();
+  }
+
+  /** A first signal finishes the running step and refuses further runs; a second exits now. */
+  onSignal(signal: NodeJS.Signals): void {
+    if (++this.signals > 1) {
+      this.log.warn({ event: 'forced', signal }, `worker: second ${signal}, exiting now`);
+      process.exit(1);
+    }
+    send({ t: 'signalled', signal });
+    this.stop(true);
+  }
+
+  private stop(forGood: boolean): void {
+    this.running?.abort();
+    for (let i = this.waiting.length - 1; i >= 0; i--) {
+      const w = this.waiting[i]!;
+      if (w.t !== 'run') continue;
+      this.waiting.splice(i, 1);
+      send({ t: 'cancelled', id: w.id });
+    }
+    if (forGood) this.refusing = true;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (let m = this.waiting.shift(); m; m = this.waiting.shift()) {
+        if (m.t === 'run') await this.run(m.id);
+        else if (m.t === 'ingest') await this.ingest(m.seq, m.dirs);
+        else if (m.t === 'exit') return await this.close();
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async run(id: string): Promise<void> {
+    if (this.refusing) return send({ t: 'cancelled', id });
+    const stop = new AbortController();
+    this.running = stop;
+    send({ t: 'begin', id });
+    try {
+      const r = await this.runtime!.runSession(id, {
+        signal: stop.signal,
+        deferResult: true,
+        onEvent: (e) => {
+          if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability } });
+          else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step } });
+        },
+      });
+      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}) } });
+    } catch (err) {
+      const e = err as Error;
+      this.log.error({ err: e, job: id, session: id }, `worker: session ${id} failed in the runtime: ${e.message}`);
+      send({ t: 'failed', id, name: e.name, message: e.message });
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async ingest(seq: number, dirs: string[]): Promise<void> {
+    try {
+      if (this.memory) await this.memory.ingestSessions(dirs);
+      send({ t: 'ingested', seq, error: null });
+    } catch (err) {
+      send({ t: 'ingested', seq, error: (err as Error).message });
+    }
+  }
+
+  private async close(): Promise<void> {
+    try {
+      await this.memory?.close?.();
+      await this.runtime?.close();
+    } catch (err) {
+      this.log.warn({ err }, `worker: closing: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+    process.disconnect?.();
+  }
+}
+
+async function main(): Promise<void> {
+  const root = process.argv[2];
+  const log = createLogger({ to: 'stdout', level: 'info' }).child({ component: 'worker' });
+  if (!root || !process.send) {
+    log.fatal('the session worker is started by `pico daemon`, not by hand');
+    process.exitCode = 2;
+    return;
+  }
+  const w = new Worker(root, log);
+  process.on('message', (m: ToWorker) => w.onMessage(m));
+  // the daemon is gone: leave at once (see the header), never finish a step unsupervised
+  process.on('disconnect', () => process.exit(process.exitCode ?? 0));
+  for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
+  await w.open();
+}
+
+void main();
