@@ -26,6 +26,7 @@ function describe(s: DaemonStatus, now: number): string[] {
   lines.push(r ? `  running: ${r.session}${r.label ? ` (${r.label})` : ''} ${r.budget_class}, step ${r.step ?? '(starting)'}, for ${human(now - Date.parse(r.started_at))}` : '  running: nothing (idle)');
   lines.push(`  queue:   ${Object.entries(s.queue).map(([c, n]) => `${c} ${n}`).join(', ')}`);
   if (s.memory) lines.push(`  memory:  rss ${s.memory.rss_mb} MB, heap ${s.memory.heap_used_mb} MB (at ${s.updated_at.slice(11, 19)})`);
+  if (s.worker) lines.push(`  worker:  ${s.worker.pid === null ? 'none (it starts with the next job)' : `pid ${s.worker.pid}`}`);
   lines.push(`  counts:  finished ${s.counts.finished}, rejected ${s.counts.rejected}, resumed ${s.counts.resumed}, errors ${s.counts.errors}`);
   if (s.recent.length > 0) lines.push('  recent:');
   for (const o of s.recent) lines.push(`    ${o.finished_at.slice(0, 19).replace('T', ' ')}  ${o.session}  ${o.outcome.padEnd(11)} ${o.duration_ms} ms`);

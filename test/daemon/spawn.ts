@@ -30,7 +30,8 @@ afterEach(() => {
 /** Start `pico daemon --root root`; stdout is parsed as pino JSON lines. */
 export function startDaemon(root: string, env: NodeJS.ProcessEnv = {}, extraArgs: string[] = []): RunningDaemon {
   const child = spawn(process.execPath, [MAIN_JS, 'daemon', '--root', root, ...extraArgs], {
-    env: { ...process.env, PICO_LOG_LEVEL: 'info', ...env },
+    // debug: the tests wait for step-start lines, which the daemon logs at debug
+    env: { ...process.env, PICO_LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -133,16 +133,17 @@ describe('queue', () => {
 describe('recovery', () => {
   it('finds claimed sessions without result.json, oldest claim first, and skips finished ones', async () => {
     const p = daemonPaths(tempRoot());
-    const mk = (id: string, opts: { result?: boolean; ledger?: boolean; cls?: string; mtime?: number }): void => {
+    const mk = (id: string, opts: { result?: boolean; ledger?: string; cls?: string; mtime?: number }): void => {
       const f = sessionFiles(p, id);
       mkdirSync(f.dir, { recursive: true });
       writeFileSync(f.job, JSON.stringify(goodJob(opts.cls ?? 'attended')));
       if (opts.result) writeFileSync(f.result, '{}');
-      if (opts.ledger) writeFileSync(f.ledger, '');
+      if (opts.ledger !== undefined) writeFileSync(f.ledger, opts.ledger);
     };
-    mk('20261129-000001-000000000001', { ledger: true });
-    mk('20261129-000002-000000000002', { result: true, ledger: true });
-    mk('20261129-000003-000000000003', { cls: 'batch' });
+    const begun = '{"seq":0,"type":"composition"}\n';
+    mk('20261129-000001-000000000001', { ledger: begun });
+    mk('20261129-000002-000000000002', { result: true, ledger: begun });
+    mk('20261129-000003-000000000003', { cls: 'batch', ledger: '' }); // claimed (the claim makes an empty ledger), not begun
     mkdirSync(sessionFiles(p, '20261129-000004-000000000004').dir); // mkdir done, rename not: not a claim
     const { unfinished, closed } = await findUnfinished(p);
     expect(closed).toEqual([]);

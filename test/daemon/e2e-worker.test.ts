@@ -1,0 +1,194 @@
+/**
+ * The session worker, end to end on the real compiled daemon: the daemon runs
+ * every job in one child process (src/daemon/worker.ts) that holds the
+ * runtime and memory. A worker that dies mid-session is replaced and the
+ * session resumes; one that keeps dying on the same session gets it closed
+ * with a reason; an idle worker exits and a new job starts a new one; a
+ * worker left by a killed daemon is killed before a new one starts; a signal
+ * to the worker alone sends its session back to the queue; a root that broke
+ * while the worker was away makes jobs wait, not vanish.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { processIdentity, pidExists } from '../../src/daemon/proc.js';
+import { dropIntoInbox } from '../../src/daemon/submit.js';
+import { readLedgerText } from '../../src/ledger/ledger.js';
+import { initRoot } from '../../src/runtime/init.js';
+import { slowExampleJob, tempRoot } from './helpers.js';
+import { startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
+
+function exampleRoot(): string {
+  const root = tempRoot('pico-e2e-worker-');
+  initRoot(root);
+  return root;
+}
+
+/** The live worker's pid, as the daemon records it. */
+function workerPid(root: string): number {
+  return Number(readFileSync(join(root, 'sessions', '.daemon', 'worker'), 'utf8').split('\n')[0]);
+}
+
+/** Every answer_sent in a session's ledger, after checking the ledger is whole and dense. */
+function answers(root: string, id: string): number {
+  const path = join(root, 'sessions', id, 'events.jsonl');
+  const text = readFileSync(path, 'utf8');
+  const { events, intactBytes } = readLedgerText(text, path);
+  expect(intactBytes).toBe(Buffer.byteLength(text));
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  return events.filter((e) => e.type === 'answer_sent').length;
+}
+
+const stepStarted = (id: string) => (l: LogLine) => l.event === 'step' && l.session === id && l.phase === undefined;
+
+const sleepers: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of sleepers.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+/** A harmless long-running process that stands in for someone else's. */
+function sleeper(): ChildProcess {
+  const c = spawn('sleep', ['120'], { stdio: 'ignore' });
+  sleepers.push(c);
+  return c;
+}
+
+/** The first log line at or after index `from` that matches. */
+function after(d: RunningDaemon, from: number, pred: (l: LogLine) => boolean): Promise<LogLine> {
+  return d.waitFor((l) => d.lines.indexOf(l) >= from && pred(l), 30_000);
+}
+
+async function stop(d: RunningDaemon): Promise<void> {
+  d.child.kill('SIGTERM');
+  expect(await d.exited).toBe(0);
+}
+
+describe('the session worker', () => {
+  it('a worker killed mid-session is replaced: the session resumes and answers once, the daemon stays up', async () => {
+    const root = exampleRoot();
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    const { id } = await dropIntoInbox(slowExampleJob(root), root);
+    await d.waitFor(stepStarted(id));
+    const first = workerPid(root);
+    process.kill(first, 'SIGKILL');
+    const died = await d.waitFor((l) => l.event === 'worker_died' && l.session === id);
+    expect(died.how).toBe('killed by SIGKILL');
+    const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    expect(fin.outcome).toBe('answered');
+    expect(workerPid(root)).not.toBe(first);
+    expect(answers(root, id)).toBe(1);
+    const ledger = readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8');
+    expect(ledger).toMatch(/"type":"resumed"/);
+    await stop(d);
+  }, 60_000);
+
+  it('a session on which the worker dies three times is closed as declined with the reason, and the next job still runs', async () => {
+    const root = exampleRoot();
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    const { id } = await dropIntoInbox(slowExampleJob(root), root);
+    let from = 0;
+    for (let death = 1; death <= 3; death++) {
+      // each time a worker takes the session up, it dies in a step (the test plays the crashing provider)
+      const step = await after(d, from, stepStarted(id));
+      process.kill(workerPid(root), 'SIGKILL');
+      const seen = await after(d, d.lines.indexOf(step), (l) => (l.event === 'worker_died' || l.event === 'closed') && l.session === id);
+      expect(seen.event).toBe(death < 3 ? 'worker_died' : 'closed');
+      from = d.lines.indexOf(seen);
+    }
+    const closed = await d.waitFor((l) => l.event === 'closed' && l.session === id);
+    expect(closed.problem).toMatch(/the session worker died 3 times while running this session \(last: killed by SIGKILL\)/);
+    const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; problem: string; fix: string };
+    expect(result.outcome).toBe('declined');
+    expect(result.fix).toMatch(/crashes the session worker/);
+    const next = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
+    expect((await d.waitFor((l) => l.event === 'finished' && l.session === next.id, 30_000)).outcome).toBe('answered');
+    await stop(d);
+  }, 90_000);
+
+  it('the worker exits when the daemon is idle, and the next job starts a new one', async () => {
+    const root = exampleRoot();
+    const d = startDaemon(root, {}, ['--worker-idle-ms', '300']);
+    await d.waitFor((l) => l.event === 'ready');
+    const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'));
+    const a = await dropIntoInbox(job, root);
+    await d.waitFor((l) => l.event === 'finished' && l.session === a.id);
+    const gone = await d.waitFor((l) => l.event === 'worker_stopped' && l.why === 'idle');
+    expect(pidExists(gone.worker as number)).toBe(false);
+    expect(existsSync(join(root, 'sessions', '.daemon', 'worker'))).toBe(false);
+    // the idle daemon's memory ingest ran before the worker left
+    expect(d.lines.some((l) => l.event === 'ingested')).toBe(true);
+    const b = await dropIntoInbox(job, root);
+    expect((await d.waitFor((l) => l.event === 'finished' && l.session === b.id)).outcome).toBe('answered');
+    const readies = d.lines.filter((l) => l.event === 'worker_ready');
+    expect(readies).toHaveLength(2);
+    expect(readies[1]!.worker).not.toBe(readies[0]!.worker);
+    await stop(d);
+  }, 60_000);
+
+  it('a worker recorded by a previous daemon that still runs is killed before the new daemon starts its own', async () => {
+    const root = exampleRoot();
+    // stands in for a worker whose daemon was SIGKILLed while the worker hung
+    const survivor = sleeper();
+    const exited = new Promise<string | null>((ok) => survivor.once('exit', (_code, sig) => ok(sig)));
+    mkdirSync(join(root, 'sessions', '.daemon'), { recursive: true });
+    writeFileSync(join(root, 'sessions', '.daemon', 'worker'), `${survivor.pid}\n${processIdentity(survivor.pid!)}\n`);
+    const d = startDaemon(root);
+    const warned = await d.waitFor((l) => l.event === 'worker_survivor');
+    expect(warned.worker).toBe(survivor.pid);
+    expect(await exited).toBe('SIGKILL');
+    await d.waitFor((l) => l.event === 'ready');
+    await stop(d);
+  }, 60_000);
+
+  it('a recorded pid that now belongs to another process (identity differs) is left alone', async () => {
+    const root = exampleRoot();
+    const bystander = sleeper();
+    mkdirSync(join(root, 'sessions', '.daemon'), { recursive: true });
+    writeFileSync(join(root, 'sessions', '.daemon', 'worker'), `${bystander.pid}\nsome-other-boot:${bystander.pid}:1\n`);
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    expect(d.lines.some((l) => l.event === 'worker_survivor')).toBe(false);
+    expect(pidExists(bystander.pid!)).toBe(true);
+    bystander.kill('SIGKILL');
+    await stop(d);
+  }, 60_000);
+
+  it('SIGTERM to the worker alone finishes its step; the session goes back to the queue and a new worker answers it', async () => {
+    const root = exampleRoot();
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    const { id } = await dropIntoInbox(slowExampleJob(root), root);
+    await d.waitFor(stepStarted(id));
+    const first = workerPid(root);
+    process.kill(first, 'SIGTERM');
+    await d.waitFor((l) => l.event === 'worker_signalled' && l.worker === first);
+    await d.waitFor((l) => l.event === 'interrupted' && l.session === id);
+    const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    expect(fin.outcome).toBe('answered');
+    expect(workerPid(root)).not.toBe(first);
+    expect(d.lines.find((l) => l.event === 'worker_stopped' && l.worker === first)?.how).toBe('exit code 0');
+    expect(answers(root, id)).toBe(1);
+    await stop(d);
+  }, 60_000);
+
+  it('manifests broken while the worker was away: the job waits, and runs once they are fixed', async () => {
+    const root = exampleRoot();
+    const d = startDaemon(root, {}, ['--worker-idle-ms', '200']);
+    await d.waitFor((l) => l.event === 'ready');
+    await d.waitFor((l) => l.event === 'worker_stopped' && l.why === 'idle');
+    const manifest = join(root, 'manifests', 'tools', 'read_file.json');
+    const good = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, good.replace('"effect"', '"efect"'));
+    const { id } = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
+    const waiting = await d.waitFor((l) => l.event === 'worker_failed' && l.job === id);
+    expect(waiting.err).toMatch(/read_file\.json[\s\S]*efect/);
+    expect(existsSync(join(root, 'sessions', id, 'job.json'))).toBe(true); // still claimed, not lost
+    writeFileSync(`${manifest}.tmp`, good);
+    renameSync(`${manifest}.tmp`, manifest);
+    expect((await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000)).outcome).toBe('answered');
+    await stop(d);
+  }, 60_000);
+});
