@@ -15,8 +15,8 @@
  *     the queue is empty and the session worker has exited (the bench sets
  *     --worker-idle-ms 2000 to get there quickly; the default is 15 s); the
  *     worker's own peak while it ran the jobs is reported beside it;
- *   - where the time goes: per job inside runSession (from the daemon's own
- *     "finished" log lines) and the daemon's overhead around it.
+ *   - where the time goes: per job in the session worker (from the daemon's
+ *     own "finished" log lines) and the wall time when no job was running.
  * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -162,8 +162,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'spawn to READY=1', value: Math.round(readyMs), unit: 'ms', note: 'goal <= 1000' },
       { group: 'daemon', name: 'first job on a fresh daemon', value: Math.round(firstMs), unit: 'ms', note: 'one-time costs included' },
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: Math.round((JOBS / seconds) * 10) / 10, unit: 'jobs/s', note: 'goal >= 200' },
-      { group: 'daemon', name: 'time per job inside the runtime (runSession)', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'the runtime and its tools' },
-      { group: 'daemon', name: 'daemon overhead per job (wall time outside runSession)', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'intake, claim fsyncs, queue, status, memory ingest; must stay << 5 ms for 200 jobs/s' },
+      { group: 'daemon', name: 'time per job in the session worker', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'from the worker taking it up to its answer: runtime, tools, fdatasyncs' },
+      { group: 'daemon', name: 'wall time per job with no job running', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'waiting for the first claims, hand-over gaps; the daemon claims while the worker runs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss.total * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: Math.round(rss.anon * 10) / 10, unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: Math.round(rss.file * 10) / 10, unit: 'MB', note: 'shared with other processes' },

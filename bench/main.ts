@@ -15,13 +15,32 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   models: async () => (await import('./models.js')).benchModels(),
 };
 
+const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]
+  groups: ${Object.keys(GROUPS).join(', ')} (default: all, one after another)
+  --json   rows as JSON for scripts instead of the table`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' } } });
+  let values: { json?: boolean; only?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message}\nusage: ${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (values.help) {
+    process.stdout.write(`usage: ${USAGE}\n`);
+    return;
+  }
   const names = values.only ? values.only.split(',') : Object.keys(GROUPS);
   const rows: BenchRow[] = [];
   for (const name of names) {
     const run = GROUPS[name];
-    if (!run) throw new Error(`unknown bench group "${name}"; known: ${Object.keys(GROUPS).join(', ')}`);
+    if (!run) {
+      process.stderr.write(`bench: unknown group "${name}"\nusage: ${USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (!values.json) process.stderr.write(`bench: ${name}…\n`);
     try {
       rows.push(...(await run()));

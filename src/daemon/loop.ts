@@ -395,6 +395,7 @@ class Daemon {
     if (err instanceof WorkerStartError) {
       // the root broke while the worker was away: the job waits, and the worker is tried again later
       this.queue.requeue(item);
+      if (performance.now() < this.pausedUntil) return; // the jobs handed over with it failed on the same start
       this.workerBackoffMs = Math.min(60_000, this.workerBackoffMs * 2 || 1_000);
       this.pausedUntil = performance.now() + this.workerBackoffMs;
       setTimeout(() => this.wake(), this.workerBackoffMs).unref();

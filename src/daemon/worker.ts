@@ -164,6 +164,7 @@ async function main(): Promise<void> {
   // the daemon is gone: leave at once (see the header), never finish a step unsupervised
   process.on('disconnect', () => process.exit(process.exitCode ?? 0));
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
+  if (!process.connected) process.exit(0); // the daemon died while this process was loading
   await w.open();
 }
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { claimJob, syncClaims } from '../../src/daemon/claim.js';
 import { daemonPaths, sessionFiles } from '../../src/daemon/paths.js';
 import { JobQueue } from '../../src/daemon/queue.js';
+import { workerExecArgv } from '../../src/daemon/worker-host.js';
 import { findUnfinished } from '../../src/daemon/recovery.js';
 import { rejectEntry, sanitiseName } from '../../src/daemon/reject.js';
 import { goodJob, tempRoot } from './helpers.js';
@@ -127,6 +128,34 @@ describe('queue', () => {
     expect(q.push('s', 'batch')).not.toBeNull();
     expect(q.push('s', 'batch')).toBeNull();
     expect(q.size).toBe(1);
+  });
+
+  it('a job taken back from the worker (cancelled, interrupted) returns to its place: its class, its arrival', () => {
+    const q = new JobQueue();
+    q.push('a1', 'attended');
+    q.push('a2', 'attended');
+    q.push('b1', 'batch');
+    const first = q.shift()!;
+    const second = q.shift()!;
+    q.push('a3', 'attended');
+    q.push('i1', 'interactive');
+    expect(q.peek()!.id).toBe('i1');
+    expect(JobQueue.outranks(q.peek()!, second)).toBe(true); // a more urgent class outranks a handed-over job
+    expect(JobQueue.outranks(first, second)).toBe(true); // same class: earlier arrival first
+    expect(JobQueue.outranks(second, first)).toBe(false);
+    q.requeue(second);
+    q.requeue(first);
+    q.requeue(first); // twice is once
+    const order: string[] = [];
+    for (let it = q.shift(); it; it = q.shift()) order.push(it.id);
+    expect(order).toEqual(['i1', 'a1', 'a2', 'a3', 'b1']);
+  });
+});
+
+describe('session worker flags', () => {
+  it('the worker runs without the flags that keep the daemon small, and with every other node flag', () => {
+    expect(workerExecArgv(['--max-semi-space-size=1', '--lite-mode', '--no-expose-wasm', '--cpu-prof', '--max-old-space-size=512'])).toEqual(['--cpu-prof', '--max-old-space-size=512']);
+    expect(workerExecArgv([])).toEqual([]);
   });
 });
 
