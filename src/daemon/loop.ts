@@ -344,6 +344,7 @@ class Daemon {
       .catch((err: unknown) => this.log.error({ err, ...base }, `settling session ${item.id}: ${(err as Error).message}`))
       .finally(() => {
         this.inFlight.delete(item.id);
+        if (!this.queue.has(item.id)) this.labels.delete(item.id); // done with, not put back
         if (f.begun) this.status.update((s) => s.running?.session === item.id && (s.running = null));
         this.wake();
       });

@@ -46,6 +46,11 @@ export class JobQueue {
     this.ids.add(item.id);
   }
 
+  /** True while `id` waits in the queue. */
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
   /** The job shift() would return, left in place. */
   peek(): QueuedJob | undefined {
     return this.items[0];

@@ -53,16 +53,20 @@ export function ingestAfterJob(root: string, sessionId: string): IngestResult {
 }
 
 /**
- * The policy's measurements for a long-running runtime (the daemon): one
- * read-only connection kept open between jobs, reopened when the database
- * file is replaced (a rebuild into a new file, a deletion), so reading the
- * snapshot costs a few indexed queries rather than an open per job.
- * `forget()` drops the cached manifest costs after the manifests change.
+ * The policy's measurements for a long-running runtime (the daemon's worker):
+ * one read-only connection kept open between jobs, reopened when the
+ * database file is replaced (a rebuild into a new file, a deletion). The
+ * answer for a set of providers and schemas is kept until the database
+ * changes (SQLite's data_version moves when any connection commits, such as
+ * the ingest between jobs), so a job costs one pragma rather than queries
+ * that grow with the history. `forget()` drops the cached manifest costs
+ * and answers after the manifests change.
  */
 export class MeasurementReader {
   private ix: MemoryIndex | null = null;
   private model: CostModel | null = null;
   private ino: number | null = null;
+  private readonly answers = new Map<string, { version: number; value: Measurements }>();
 
   constructor(private readonly root: string) {}
 
@@ -85,13 +89,21 @@ export class MeasurementReader {
       }
       this.ino = ino;
     }
+    const version = this.ix!.db.pragma('data_version', { simple: true }) as number;
+    const key = `${providerIds.join('\u0000')}\u0001${schemaIds.join('\u0000')}`;
+    const kept = this.answers.get(key);
+    if (kept && kept.version === version) return kept.value;
     this.model ??= this.ix!.cost(manifests);
-    return this.model.measurementsFor(providerIds, schemaIds);
+    const value = this.model.measurementsFor(providerIds, schemaIds);
+    if (this.answers.size >= 256) this.answers.clear(); // plans vary little; never let this grow
+    this.answers.set(key, { version, value });
+    return value;
   }
 
   /** The manifests changed: read their declared costs again on the next call. */
   forget(): void {
     this.model = null;
+    this.answers.clear();
   }
 
   close(): void {
@@ -99,5 +111,6 @@ export class MeasurementReader {
     this.ix = null;
     this.model = null;
     this.ino = null;
+    this.answers.clear();
   }
 }

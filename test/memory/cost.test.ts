@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CostModel, MIN_OBSERVATIONS } from '../../src/memory/cost.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
-import { ingestAfterJob, readMeasurements } from '../../src/memory/runtime-api.js';
+import { MeasurementReader, ingestAfterJob, readMeasurements } from '../../src/memory/runtime-api.js';
 import { tempRoot, writeSession } from './helpers.js';
 
 let t: ReturnType<typeof tempRoot>;
@@ -126,6 +126,29 @@ describe('measurements for the policy snapshot', () => {
     });
     ix.close();
     expect(readMeasurements(t.root, ['m1'], ['log_summary@2'])).toEqual({ m1: m.m1 && { 'log_summary@2': m.m1['log_summary@2'] } });
+  });
+
+  it("the daemon worker's reader keeps an answer until the database changes, then reads the new observations", () => {
+    manifest('m1', { p50_ms: 50, p90_ms: 80 });
+    const reader = new MeasurementReader(t.root);
+    const ix = MemoryIndex.open(t.db);
+    writeSession(t.sessions, 'r1', [call('m1', 10), fact('m1'), call('m1', 10), fact('m1')]);
+    ix.ingestDir(t.sessions);
+    const first = reader.read(['m1'], ['log_summary@2']);
+    expect(first.m1!['log_summary@2']).toMatchObject({ n: 2, pass_rate: 1, source: 'manifest' });
+    expect(reader.read(['m1'], ['log_summary@2'])).toBe(first); // unchanged database: the kept answer, no queries
+    // an ingest by another connection (the worker's, between jobs) makes the next read fresh
+    writeSession(t.sessions, 'r2', [call('m1', 30), fact('m1'), call('m1', 30), fact('m1'), call('m1', 30), { type: 'grammar_failed', step: 's1', provider: 'm1', capability: 'extract@1', schema: 'log_summary@2', error: 'x', attempt: 0 }]);
+    ix.ingestDir(t.sessions);
+    const second = reader.read(['m1'], ['log_summary@2']);
+    expect(second).not.toBe(first);
+    expect(second.m1!['log_summary@2']).toMatchObject({ n: 5, pass_rate: 0.8, p50_ms: 30, source: 'measured' });
+    // the manifests changed: declared costs are read again
+    manifest('m1', { p50_ms: 5, p90_ms: 8 });
+    reader.forget();
+    expect(reader.read(['m1'], ['other@1']).m1!['other@1']).toMatchObject({ n: 0, p50_ms: 5, source: 'manifest' });
+    reader.close();
+    ix.close();
   });
 
   it('readMeasurements works before the database exists, and creates no file', () => {
