@@ -297,6 +297,7 @@ class Daemon {
         if (!f.begun && !f.cancelling && JobQueue.outranks(head, f.item)) {
           f.cancelling = true;
           this.runtime!.cancel(f.item.id);
+          this.log.debug({ event: 'taken_back', job: f.item.id, session: f.item.id, for: head.id }, `taking ${f.item.id} back from the worker: ${head.id} is more urgent`);
         }
       }
     }

@@ -116,7 +116,7 @@ export class Spool {
     const present = new Set(names);
     for (const n of this.looks.keys()) if (!present.has(n)) this.looks.delete(n);
     for (const n of this.handed) if (!present.has(n)) this.handed.delete(n);
-    const stable: string[] = [];
+    const stable: { name: string; arrived: number }[] = [];
     let waiting = false;
     for (const name of names) {
       if (this.handed.has(name)) continue;
@@ -132,22 +132,24 @@ export class Spool {
       const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
       const prev = this.looks.get(name);
       if (prev && prev.sig === sig && now - prev.at >= this.settleMs) {
-        stable.push(name);
+        stable.push({ name, arrived: st.ctimeMs }); // a rename into the inbox sets ctime: the arrival
       } else {
         if (!prev || prev.sig !== sig) this.looks.set(name, { sig, at: now });
         waiting = true;
       }
     }
     if (stable.length > 0) {
-      for (const n of stable) {
+      // in order of arrival, not of the directory listing: "then by arrival" holds within one scan too
+      const names = stable.sort((a, b) => a.arrived - b.arrived || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((e) => e.name);
+      for (const n of names) {
         this.handed.add(n);
         this.looks.delete(n);
       }
       try {
-        await this.opts.onStable(stable);
+        await this.opts.onStable(names);
       } catch (err) {
         this.opts.log.error({ err }, 'handling inbox entries failed; they stay in the inbox and are looked at again');
-        for (const n of stable) this.handed.delete(n);
+        for (const n of names) this.handed.delete(n);
         waiting = true;
       }
     }

@@ -108,6 +108,26 @@ describe('the session worker', () => {
     await stop(d);
   }, 90_000);
 
+  it('jobs handed to the worker but not begun are taken back when a more urgent job arrives', async () => {
+    const root = exampleRoot();
+    const slow = JSON.parse(slowExampleJob(root, 0.3).toString('utf8')) as Record<string, unknown>;
+    const batch = Buffer.from(JSON.stringify({ ...slow, budget_class: 'batch' }));
+    const urgent = Buffer.from(JSON.stringify({ ...slow, budget_class: 'interactive' }));
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    const b1 = await dropIntoInbox(batch, root);
+    const b2 = await dropIntoInbox(batch, root);
+    const b3 = await dropIntoInbox(batch, root);
+    await d.waitFor(stepStarted(b1.id)); // b1 runs; b2 and b3 wait in the worker
+    const i1 = await dropIntoInbox(urgent, root);
+    for (const id of [b1.id, b2.id, b3.id, i1.id]) await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    const order = d.lines.filter((l) => l.event === 'started').map((l) => l.session);
+    expect(order).toEqual([b1.id, i1.id, b2.id, b3.id]);
+    // b2 and b3 had already been handed to the worker, and were taken back for i1
+    expect(d.lines.filter((l) => l.event === 'taken_back' && l.for === i1.id).map((l) => l.session).sort()).toEqual([b2.id, b3.id].sort());
+    await stop(d);
+  }, 60_000);
+
   it('the worker exits when the daemon is idle, and the next job starts a new one', async () => {
     const root = exampleRoot();
     const d = startDaemon(root, {}, ['--worker-idle-ms', '300']);

@@ -51,6 +51,20 @@ describe('spool', () => {
     expect(s.handed.sort()).toEqual(['early.json', ...Array.from({ length: 20 }, (_, i) => `j${i}.json`)].sort());
   });
 
+  it('files that become stable together are handed over in the order they arrived, not in listing order', async () => {
+    const inbox = join(tempRoot(), 'sessions', 'inbox');
+    // names against the alphabet, renamed in one after another before the spool starts
+    const names = ['z.json', 'm.json', 'b.json', 'y.json', 'a.json'];
+    for (const n of names) {
+      writeFileSync(join(inbox, `.${n}.tmp`), '{}');
+      renameSync(join(inbox, `.${n}.tmp`), join(inbox, n));
+      await sleep(5);
+    }
+    const s = await startSpool(inbox);
+    await s.when(names.length);
+    expect(s.handed).toEqual(names);
+  });
+
   it('a file still growing is not taken until two looks agree', async () => {
     const inbox = join(tempRoot(), 'sessions', 'inbox');
     const s = await startSpool(inbox, 500);
