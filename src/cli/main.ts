@@ -6,7 +6,6 @@
  * model runtime or the memory index it does not use. Exit codes: see args.ts.
  */
 import { EXIT, UsageError } from './args.js';
-import { ManifestError } from '../registry/load.js';
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -59,7 +58,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico ${name}: ${err.message}\n`);
       return EXIT.usage;
     }
-    if (err instanceof ManifestError) {
+    // by name, not instanceof: importing registry/load.ts here would load the registry, the ladder
+    // and zod into every command, the daemon included, which must stay small
+    if (err instanceof Error && err.name === 'ManifestError') {
       process.stderr.write(`pico ${name}: the root's manifests do not load:\n${err.message}\n`);
       return EXIT.root;
     }

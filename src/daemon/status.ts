@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { BUDGET_CLASSES, type BudgetClass } from '../ledger/events.js';
+import { BUDGET_CLASSES, type BudgetClass } from '../ids.js';
 import { writeFileAtomic } from '../durable-file.js';
 import type { DaemonPaths } from './paths.js';
 import { processIdentity, stillRunning } from './proc.js';

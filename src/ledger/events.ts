@@ -10,11 +10,10 @@
  */
 import { z } from 'zod';
 import { TRUST_LEVELS } from '../trust.js';
+import { budgetClassSchema } from '../ids.js';
 
 export const trustSchema = z.enum(TRUST_LEVELS);
-export const BUDGET_CLASSES = ['interactive', 'attended', 'background', 'batch'] as const;
-export const budgetClassSchema = z.enum(BUDGET_CLASSES);
-export type BudgetClass = z.infer<typeof budgetClassSchema>;
+export { BUDGET_CLASSES, budgetClassSchema, type BudgetClass } from '../ids.js';
 
 /** Budget spent so far in a session (all limits of design §4). */
 export const budgetSpentSchema = z.strictObject({

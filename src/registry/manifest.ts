@@ -8,10 +8,10 @@
  */
 import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
+import { capabilityId, schemaId } from '../ids.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
-export const capabilityId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. extract@1');
-export const schemaId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. log_summary@2');
+export { capabilityId, schemaId } from '../ids.js';
 
 /** What a provider may do with one capability; a capability not named gets the strictest answer. */
 export const securitySchema = z.strictObject({

@@ -8,8 +8,7 @@
  * unknown field is an error naming the field, never ignored.
  */
 import { z } from 'zod';
-import { budgetClassSchema } from '../ledger/events.js';
-import { capabilityId, schemaId } from '../registry/manifest.js';
+import { budgetClassSchema, capabilityId, schemaId } from '../ids.js';
 
 const stepName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, "_" or "-"');
 
