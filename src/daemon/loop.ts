@@ -53,7 +53,10 @@ const INGEST_BATCH = 1_000;
 const INTAKE_CHUNK_FIRST = 2;
 const INTAKE_CHUNK_MAX = 64;
 
-/** Jobs handed to the worker beyond the running one, so it never waits for this process between jobs. */
+/**
+ * Jobs handed to the worker beyond the running one, so it never waits for this process between
+ * jobs (claiming a chunk of a burst can keep this process busy for several jobs' time).
+ */
 const HANDED_OVER = 8;
 /** How many times the worker may die running one session before the session is closed as declined. */
 const MAX_DEATHS = 3;
@@ -253,10 +256,10 @@ class Daemon {
   }
 
   /**
-   * The serial loop. The worker runs one session at a time; the loop keeps one more handed
-   * over and waiting in the worker (HANDED_OVER), so the worker never idles between jobs of
-   * a burst while this process is busy with intake. A job waiting in the worker is taken
-   * back when a more urgent one arrives, so the order stays budget class, then arrival.
+   * The serial loop. The worker runs one session at a time; the loop keeps up to HANDED_OVER
+   * more handed over and waiting in the worker, so the worker never idles between jobs of a
+   * burst while this process is busy with intake. A job waiting in the worker is taken back
+   * when a more urgent one arrives, so the order stays budget class, then arrival.
    */
   private async serve(notifier: Notifier): Promise<void> {
     while (!this.stop.signal.aborted) {
@@ -454,7 +457,8 @@ class Daemon {
   private statusLine(): string {
     const s = this.status.current;
     const running = s.running ? `running ${s.running.session}${s.running.step ? ` step ${s.running.step}` : ''}` : 'idle';
-    return `${running}; ${this.queue.size} queued; ${s.counts.finished} finished, ${s.counts.rejected} rejected`;
+    const queued = Object.values(s.queue).reduce((a, b) => a + b, 0); // handed to the worker but not begun counts as queued
+    return `${running}; ${queued} queued; ${s.counts.finished} finished, ${s.counts.rejected} rejected`;
   }
 
   /** Close everything in reverse order of opening; log all failures at once. Returns true when all closed cleanly. */
