@@ -7,7 +7,8 @@
  *   - throughput: 200 copies of examples/jobs/why-is-the-disk-full.json
  *     renamed into the inbox at once, timed from the first drop to the last
  *     result.json (goal ≥ 200 jobs/s, every fact durable — the daemon and
- *     runtime fsync as in production);
+ *     runtime fsync as in production), beside the same 200 jobs run by the
+ *     runtime alone in this process, and the ratio of the two;
  *   - first-job latency: one job on the fresh daemon before the 200 (it pays
  *     one-time costs such as the sandbox probe), reported on its own;
  *   - idle RSS: the daemon's resident memory once idle after the 200
@@ -21,7 +22,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bindNotifyReceiver } from '../src/daemon/notify-receiver.js';
 import { newSessionId } from '../src/ledger/session-id.js';
 import { initRoot } from '../src/runtime/init.js';
+import { openRuntime } from '../src/runtime/runtime.js';
+import { pino } from 'pino';
 import type { BenchRow } from './types.js';
 
 const JOBS = 200;
@@ -108,6 +111,37 @@ function drop(inbox: string, job: string): void {
   renameSync(join(inbox, `.${id}.json.tmp`), join(inbox, `${id}.json`));
 }
 
+/**
+ * The reference: the same jobs run one after another by the runtime alone, in this process, on
+ * a root of their own (claimed by hand, no daemon, no inbox). The daemon's rate divided by this
+ * one is a ratio that moves less than either number on a machine whose speed varies.
+ */
+async function runtimeAlone(jobs: number): Promise<number> {
+  const root = mkdtempSync(join(tmpdir(), 'pico-bench-runtime-'));
+  try {
+    initRoot(root);
+    const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'));
+    const ids = Array.from({ length: jobs + 1 }, () => {
+      const id = newSessionId();
+      const dir = join(root, 'sessions', id);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'job.json'), job);
+      return id;
+    });
+    const rt = await openRuntime(root, { log: pino({ level: 'silent' }) });
+    try {
+      await rt.runSession(ids.shift()!); // warm-up, as the daemon's first job
+      const t0 = performance.now();
+      for (const id of ids) await rt.runSession(id);
+      return (jobs / (performance.now() - t0)) * 1000;
+    } finally {
+      await rt.close();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /** Run the daemon benchmarks; returns rows for `npm run bench`. */
 export async function benchDaemon(): Promise<BenchRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'pico-bench-daemon-'));
@@ -115,6 +149,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
   const rx = await bindNotifyReceiver(notifyName);
   let child: ReturnType<typeof spawn> | null = null;
   try {
+    const alone = await runtimeAlone(JOBS);
     initRoot(root);
     const inbox = join(root, 'sessions', 'inbox');
     const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
@@ -162,6 +197,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'spawn to READY=1', value: Math.round(readyMs), unit: 'ms', note: 'goal <= 1000' },
       { group: 'daemon', name: 'first job on a fresh daemon', value: Math.round(firstMs), unit: 'ms', note: 'one-time costs included' },
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: Math.round((JOBS / seconds) * 10) / 10, unit: 'jobs/s', note: 'goal >= 200' },
+      { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: Math.round(alone * 10) / 10, unit: 'jobs/s', note: 'this machine now: one process, jobs claimed by hand' },
+      { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((JOBS / seconds / alone).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
       { group: 'daemon', name: 'time per job in the session worker', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'from the worker taking it up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'wall time per job with no job running', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'waiting for the first claims, hand-over gaps; the daemon claims while the worker runs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss.total * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },

@@ -199,7 +199,9 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const out = await runStep(ctx, {
       step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: input ? null : from,
       ...(input ? { input } : {}), ...(d.onlyProvider ? { onlyProvider: d.onlyProvider } : {}),
-      last: i === d.job.plan.length - 1,
+      // a crash before the shared commit re-runs this step and the reduce after it; nothing
+      // outside the session saw either, so nothing is lost and nothing is done twice
+      shareCommit: i === d.job.plan.length - 1 || !d.job.plan[i + 1]!.tool,
     }, held);
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);

@@ -59,8 +59,12 @@ export interface StepSpec {
   onlyProvider?: string;
   /** input given directly (pico call): recorded like a tool output, under `label` */
   input?: DirectInput;
-  /** the plan's last step: its fact is made durable together with the answer that follows it */
-  last?: boolean;
+  /**
+   * Nothing that touches the world follows before the next commit: the plan's last step (the
+   * answer follows), or a step whose successor runs no tool and only reduces facts already
+   * held. Its fact is then made durable by that next commit, not one of its own.
+   */
+  shareCommit?: boolean;
 }
 
 export interface DirectInput {
@@ -263,8 +267,9 @@ async function tryProvider(
       valid_until: validUntil(schema, ledger.clock.stamp(ledger.nextSeq)), subject: subjectOf(schema, value),
       fixes: ladder.fixes,
     });
-    // Durable before the next step starts; the plan's last fact shares the answer's fdatasync.
-    if (!spec.last) ledger.commit();
+    // Durable before anything touches the world again (the next tool), and before the answer
+    // is published: a fact that only a pure reduce reads next shares that reduce's fdatasync.
+    if (!spec.shareCommit) ledger.commit();
     return { ok: true, fact: { step: spec.step, schema: spec.schema, provider: identity, trust, fact: value, seq: ev!.seq, confidence: ladder.confidence } };
   }
   return { ok: false, reason };
