@@ -17,7 +17,8 @@
  *     --worker-idle-ms 2000 to get there quickly; the default is 15 s); the
  *     worker's own peak while it ran the jobs is reported beside it;
  *   - where the time goes: per job in the session worker (from the daemon's
- *     own "finished" log lines) and the wall time when no job was running.
+ *     own "finished" log lines; jobs overlap by a hand-over, so these do not
+ *     add up to the wall time).
  * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -200,7 +201,6 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: Math.round(alone * 10) / 10, unit: 'jobs/s', note: 'this machine now: one process, jobs claimed by hand' },
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((JOBS / seconds / alone).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
       { group: 'daemon', name: 'time per job in the session worker', value: Math.round((inRuntimeMs / JOBS) * 10) / 10, unit: 'ms', note: 'from the worker taking it up to its answer: runtime, tools, fdatasyncs' },
-      { group: 'daemon', name: 'wall time per job with no job running', value: Math.round(((seconds * 1000 - inRuntimeMs) / JOBS) * 100) / 100, unit: 'ms', note: 'waiting for the first claims, hand-over gaps; the daemon claims while the worker runs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: Math.round(rss.total * 10) / 10, unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: Math.round(rss.anon * 10) / 10, unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: Math.round(rss.file * 10) / 10, unit: 'MB', note: 'shared with other processes' },

@@ -73,12 +73,14 @@ export class MeasurementReader {
   read(providerIds: readonly string[], schemaIds: readonly string[]): Measurements {
     const db = dbPathFor(this.root);
     const manifests = providerManifestsDirFor(this.root);
+    const key = `${providerIds.join('\u0000')}\u0001${schemaIds.join('\u0000')}`;
     let ino: number | null = null;
     try {
       ino = statSync(db).ino;
     } catch {
-      this.close();
-      return CostModel.declaredOnly(manifests, providerIds, schemaIds);
+      // no database yet (a fresh root): the manifests' declared costs, kept like any answer
+      if (this.ix) this.close();
+      return this.keep(key, -1, () => CostModel.declaredOnly(manifests, providerIds, schemaIds));
     }
     if (ino !== this.ino) {
       this.close();
@@ -90,11 +92,14 @@ export class MeasurementReader {
       this.ino = ino;
     }
     const version = this.ix!.db.pragma('data_version', { simple: true }) as number;
-    const key = `${providerIds.join('\u0000')}\u0001${schemaIds.join('\u0000')}`;
+    return this.keep(key, version, () => (this.model ??= this.ix!.cost(manifests)).measurementsFor(providerIds, schemaIds));
+  }
+
+  /** The kept answer for `key` while the database is at `version`, else a fresh one. */
+  private keep(key: string, version: number, compute: () => Measurements): Measurements {
     const kept = this.answers.get(key);
     if (kept && kept.version === version) return kept.value;
-    this.model ??= this.ix!.cost(manifests);
-    const value = this.model.measurementsFor(providerIds, schemaIds);
+    const value = compute();
     if (this.answers.size >= 256) this.answers.clear(); // plans vary little; never let this grow
     this.answers.set(key, { version, value });
     return value;

@@ -131,6 +131,10 @@ describe('measurements for the policy snapshot', () => {
   it("the daemon worker's reader keeps an answer until the database changes, then reads the new observations", () => {
     manifest('m1', { p50_ms: 50, p90_ms: 80 });
     const reader = new MeasurementReader(t.root);
+    // before any database: the declared cost, kept between jobs as well
+    const declared = reader.read(['m1'], ['log_summary@2']);
+    expect(declared.m1!['log_summary@2']).toMatchObject({ n: 0, p50_ms: 50, source: 'manifest' });
+    expect(reader.read(['m1'], ['log_summary@2'])).toBe(declared);
     const ix = MemoryIndex.open(t.db);
     writeSession(t.sessions, 'r1', [call('m1', 10), fact('m1'), call('m1', 10), fact('m1')]);
     ix.ingestDir(t.sessions);
