@@ -64,14 +64,19 @@ async function stop(d: RunningDaemon): Promise<void> {
   expect(await d.exited).toBe(0);
 }
 
+/** A daemon on a fresh root whose worker is in the middle of a step of a slow job. */
+async function slowJobInFlight(): Promise<{ root: string; d: RunningDaemon; id: string; first: number }> {
+  const root = exampleRoot();
+  const d = startDaemon(root);
+  await d.waitFor((l) => l.event === 'ready');
+  const { id } = await dropIntoInbox(slowExampleJob(root), root);
+  await d.waitFor(stepStarted(id));
+  return { root, d, id, first: workerPid(root) };
+}
+
 describe('the session worker', () => {
   it('a worker killed mid-session is replaced: the session resumes and answers once, the daemon stays up', async () => {
-    const root = exampleRoot();
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
-    const { id } = await dropIntoInbox(slowExampleJob(root), root);
-    await d.waitFor(stepStarted(id));
-    const first = workerPid(root);
+    const { root, d, id, first } = await slowJobInFlight();
     process.kill(first, 'SIGKILL');
     const died = await d.waitFor((l) => l.event === 'worker_died' && l.session === id);
     expect(died.how).toBe('killed by SIGKILL');
@@ -177,12 +182,7 @@ describe('the session worker', () => {
   }, 60_000);
 
   it('SIGTERM to the worker alone finishes its step; the session goes back to the queue and a new worker answers it', async () => {
-    const root = exampleRoot();
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
-    const { id } = await dropIntoInbox(slowExampleJob(root), root);
-    await d.waitFor(stepStarted(id));
-    const first = workerPid(root);
+    const { root, d, id, first } = await slowJobInFlight();
     process.kill(first, 'SIGTERM');
     await d.waitFor((l) => l.event === 'worker_signalled' && l.worker === first);
     await d.waitFor((l) => l.event === 'interrupted' && l.session === id);
