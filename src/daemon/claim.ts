@@ -6,7 +6,10 @@
  * a job runs at most once even across crashes, and a job file found in a
  * session folder without result.json is a claimed job that recovery resumes.
  * The session folder is made first (its own mkdir is the claim of the id);
- * an empty folder left by a crash between mkdir and rename is reused.
+ * an empty folder left by a crash between mkdir and rename is reused. After
+ * the rename the claim also makes the session's empty ledger, so the worker
+ * that runs it appends to an existing file (an empty ledger means "claimed,
+ * not begun"; recovery reads it so).
  * `syncClaims` makes a batch of claims durable with one fsync per directory;
  * the loop runs nothing of a batch before it returns. This module does not
  * validate the job (inspect.ts) nor run it (loop.ts).

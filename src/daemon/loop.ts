@@ -391,7 +391,7 @@ class Daemon {
       }
       this.deaths.delete(item.id);
       const problem = `the session worker died ${deaths} times while running this session (last: ${err.how})`;
-      await closeUnresumable(this.paths, item.id, problem, 'a provider crashes the session worker on this job (see the log lines before this one); fix or remove that provider, then submit the job again as a new file');
+      await closeUnresumable(this.paths, item.id, problem, 'a provider crashes the session worker on this job (see the log lines before this one); fix or remove that provider, then submit the job again as a new file', 'daemon (worker crashes)');
       this.status.update((s) => s.counts.errors++);
       this.status.addOutcome({ session: item.id, outcome: 'declined', duration_ms: 0, finished_at: new Date().toISOString() });
       this.log.error({ event: 'closed', ...base, problem }, `session ${item.id} was closed as declined: ${problem}`);

@@ -47,7 +47,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
   }
   for (const id of names.filter(isSessionId)) {
     const f = sessionFiles(paths, id);
-    if (!existsSync(f.job) || hasResult(f.result)) continue;
+    if (!existsSync(f.job) || hasContent(f.result)) continue;
     let text: string;
     let claimedAt: number;
     try {
@@ -59,7 +59,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
     }
     try {
       const job = parseJob(JSON.parse(text), f.job);
-      unfinished.push({ id, budgetClass: job.budget_class, started: hasResult(f.ledger), claimedAt });
+      unfinished.push({ id, budgetClass: job.budget_class, started: hasContent(f.ledger), claimedAt });
     } catch (err) {
       const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
       await closeUnresumable(paths, id, problem);
@@ -76,12 +76,13 @@ export async function closeUnresumable(
   id: string,
   problem: string,
   fix = 'the claimed job.json was changed after it was claimed; submit a corrected job as a new file',
+  closedBy = 'daemon recovery',
 ): Promise<void> {
   const result = {
     session_id: id,
     outcome: 'declined',
     answer: null,
-    closed_by: 'daemon recovery',
+    closed_by: closedBy,
     problem,
     fix,
     at: new Date().toISOString(),
@@ -90,7 +91,7 @@ export async function closeUnresumable(
 }
 
 /** True when a file exists with content (an empty result is what a power cut leaves behind; an empty ledger is a claim's). */
-function hasResult(path: string): boolean {
+function hasContent(path: string): boolean {
   try {
     return statSync(path).size > 0;
   } catch {

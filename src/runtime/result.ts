@@ -2,8 +2,9 @@
  * `sessions/<id>/result.json`: what a person or script reads when a job ends —
  * outcome, answer, the facts with provenance, budget spent. It is derived
  * from the ledger (and can be rewritten from it at any time); it is written
- * atomically (temp file, fsync, rename, directory fsync), and its presence
- * is what tells the daemon a session is finished.
+ * atomically (temp file, rename), by the runtime or, under the daemon, by the
+ * daemon from the text its session worker made, and its presence is what
+ * tells the daemon a session is finished.
  */
 import { join } from 'node:path';
 import type { LedgerEvent } from '../ledger/events.js';
@@ -51,16 +52,16 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
   };
 }
 
-/**
- * result.json is written atomically but without fsync: it is derived from the ledger, whose
- * facts and answer are already on disk, and a result lost or emptied by a power cut only
- * means the daemon re-closes that session from its ledger on the next start (see
- * daemon/recovery.ts).
- */
+/** The text of result.json, the same whoever writes it. */
 export function resultText(doc: SessionResultDoc): string {
   return JSON.stringify(doc, null, 2) + '\n';
 }
 
+/**
+ * Write result.json atomically but without fsync: it is derived from the ledger, whose facts
+ * and answer are already on disk, and a result lost or emptied by a power cut only means the
+ * daemon re-closes that session from its ledger on the next start (see daemon/recovery.ts).
+ */
 export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
   const path = join(sessionDir, RESULT_FILE);
   writeFileAtomicSync(path, resultText(doc), false);
