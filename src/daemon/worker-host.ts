@@ -109,10 +109,6 @@ export class WorkerHost {
 
   constructor(private readonly opts: WorkerHostOptions) {}
 
-  get pid(): number | null {
-    return this.live?.child.pid ?? null;
-  }
-
   /** Start a worker now (the daemon does this before READY); throws WorkerStartError when the root does not open. */
   async start(): Promise<void> {
     await this.ensure();

@@ -35,7 +35,7 @@ class Worker {
   private running: AbortController | null = null;
   private readonly waiting: ToWorker[] = [];
   private busy = false;
-  /** set by stop or a signal: runs still waiting or arriving are cancelled */
+  /** set by a signal of its own: runs still waiting or arriving are cancelled (the daemon replaces this worker) */
   private refusing = false;
   private signals = 0;
 
