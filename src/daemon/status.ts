@@ -5,7 +5,11 @@
  * doing as a file: pid and start time, state, the running job and step, the
  * queue by budget class and the last outcomes. Writes are atomic (temp +
  * rename) but not fsynced — the file is advice for people, the ledgers are
- * the truth — and changes within `coalesceMs` share one write. On exit the
+ * the truth — and changes within `coalesceMs` share one write. That window is
+ * long on purpose: every write replaces the file's inode, and on ext4 each
+ * recently freed inode makes the next new file (a claim, a ledger, a result)
+ * a little dearer, so a status written 20 times a second during a burst
+ * slowed the jobs it described. On exit the
  * file is marked `stopped`; a reader tells a live daemon from a stale file
  * (SIGKILL, power loss) by checking that the pid is alive and is still the
  * same process (proc.ts).
@@ -70,7 +74,7 @@ export class StatusPublisher {
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly paths: DaemonPaths, private readonly coalesceMs = 50) {
+  constructor(private readonly paths: DaemonPaths, private readonly coalesceMs = 500) {
     this.current = initialStatus(paths.root);
   }
 
