@@ -58,6 +58,13 @@ function workerScript(): string {
  */
 const DAEMON_ONLY_FLAGS = ['--lite-mode', '--no-expose-wasm', '--max-semi-space-size'];
 
+/** The daemon's environment without systemd's notify and watchdog variables: only the daemon talks to systemd. */
+export function workerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const k of ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID']) delete out[k];
+  return out;
+}
+
 export function workerExecArgv(execArgv: readonly string[]): string[] {
   return execArgv.filter((a) => !DAEMON_ONLY_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
 }
@@ -274,7 +281,7 @@ export class WorkerHost {
     const t0 = performance.now();
     const child = fork(workerScript(), [this.opts.root], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: this.opts.env ?? process.env,
+      env: workerEnv(this.opts.env ?? process.env),
       serialization: 'json',
       execArgv: workerExecArgv(process.execArgv),
     });

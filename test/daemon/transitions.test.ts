@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { claimJob, syncClaims } from '../../src/daemon/claim.js';
 import { daemonPaths, sessionFiles } from '../../src/daemon/paths.js';
 import { JobQueue } from '../../src/daemon/queue.js';
-import { workerExecArgv } from '../../src/daemon/worker-host.js';
+import { workerEnv, workerExecArgv } from '../../src/daemon/worker-host.js';
 import { findUnfinished } from '../../src/daemon/recovery.js';
 import { rejectEntry, sanitiseName } from '../../src/daemon/reject.js';
 import { goodJob, tempRoot } from './helpers.js';
@@ -156,6 +156,11 @@ describe('session worker flags', () => {
   it('the worker runs without the flags that keep the daemon small, and with every other node flag', () => {
     expect(workerExecArgv(['--max-semi-space-size=1', '--lite-mode', '--no-expose-wasm', '--cpu-prof', '--max-old-space-size=512'])).toEqual(['--cpu-prof', '--max-old-space-size=512']);
     expect(workerExecArgv([])).toEqual([]);
+  });
+
+  it("the worker does not inherit systemd's notify socket or watchdog: only the daemon talks to systemd", () => {
+    const env = workerEnv({ PATH: '/usr/bin', NOTIFY_SOCKET: '/run/systemd/notify', WATCHDOG_USEC: '30000000', WATCHDOG_PID: '1', PICO_LOG_LEVEL: 'info' });
+    expect(env).toEqual({ PATH: '/usr/bin', PICO_LOG_LEVEL: 'info' });
   });
 });
 
