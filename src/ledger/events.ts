@@ -8,6 +8,7 @@
  * misspelt field is a bug caught at the source, not a hole in the ledger.
  * Readers of foreign ledgers (memory ingest) read lines loosely on their own.
  */
+import { Ajv } from 'ajv';
 import { z } from 'zod';
 import { TRUST_LEVELS } from '../trust.js';
 import { budgetClassSchema } from '../ids.js';
@@ -188,15 +189,67 @@ export type FailureEventType = keyof typeof FAILURE_KIND;
 /** Events after which a session is over. */
 export const TERMINAL_TYPES = ['answer_sent'] as const;
 
+/**
+ * The fast check of one event type: the zod schema above turned into JSON Schema and compiled
+ * by ajv (one straight-line function per type), made on first use. zod stays the one
+ * definition and the judge of failures (its message is the one thrown); the compiled check
+ * only lets the valid events through quickly. A job appends some 16 events, and zod's parse
+ * cost the session worker about 0.5 ms of CPU per job on the dev VM against ~0.1 ms for this.
+ */
+interface FastCheck {
+  valid: (value: unknown) => boolean;
+  /** the top-level keys in schema order, so a written line reads seq, t, session_id, type, … */
+  keys: string[];
+}
+const fastChecks = new Map<string, FastCheck>();
+let eventAjv: Ajv | null = null;
+
+function fastCheckOf(type: string, schema: z.ZodType): FastCheck {
+  let check = fastChecks.get(type);
+  if (!check) {
+    const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as { $schema?: string; properties?: Record<string, unknown> };
+    delete json.$schema;
+    if (!eventAjv) {
+      eventAjv = new Ajv({ strict: false, allErrors: false });
+      // JSON Schema's "number" admits Infinity and NaN, which zod refuses and JSON cannot hold
+      eventAjv.addKeyword({ keyword: 'x-finite', type: 'number', schemaType: 'boolean', validate: (_: boolean, n: number) => Number.isFinite(n) });
+    }
+    const valid = eventAjv.compile(markNumbersFinite(json));
+    check = { valid: (v) => valid(v) as boolean, keys: Object.keys(json.properties ?? {}) };
+    fastChecks.set(type, check);
+  }
+  return check;
+}
+
+/** Add `x-finite` to every number in a JSON Schema (in place). */
+function markNumbersFinite<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(markNumbersFinite);
+  else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    const t = o.type;
+    if (t === 'number' || t === 'integer' || (Array.isArray(t) && (t.includes('number') || t.includes('integer')))) o['x-finite'] = true;
+    Object.values(o).forEach(markNumbersFinite);
+  }
+  return node;
+}
+
 /** Validate one event of this implementation; throws with the type and path of the first problem. */
 export function parseEvent(value: unknown): LedgerEvent {
   const type = (value as { type?: unknown })?.type;
   const schema = typeof type === 'string' ? (eventSchemas as Record<string, z.ZodType>)[type] : undefined;
   if (!schema) throw new TypeError(`unknown ledger event type ${JSON.stringify(type)}; known: ${EVENT_TYPES.join(', ')}`);
+  const check = fastCheckOf(type as string, schema);
+  if (check.valid(value)) {
+    const input = value as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const k of check.keys) if (input[k] !== undefined) out[k] = input[k];
+    return out as LedgerEvent;
+  }
   const r = schema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new TypeError(`ledger event ${type}: ${i.path.join('.') || '(root)'}: ${i.message}`);
   }
+  // the compiled check and zod disagree: zod is the definition, so its verdict stands
   return r.data as LedgerEvent;
 }
