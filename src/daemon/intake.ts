@@ -27,12 +27,20 @@ export interface IntakeResult {
   claimed: ClaimedJob[];
   rejected: number;
   failed: Error[];
+  /** how many of `names` were handled (all of them, unless the deadline came first) */
+  taken: number;
 }
 
-/** Inspect, reject or claim each of `names`, then make the claims durable. */
-export async function takeIn(paths: DaemonPaths, names: readonly string[], log: Logger, maxBytes = DEFAULT_MAX_JOB_BYTES): Promise<IntakeResult> {
-  const out: IntakeResult = { claimed: [], rejected: 0, failed: [] };
+/**
+ * Inspect, reject or claim each of `names`, then make the claims durable. With a deadline
+ * (a `performance.now()` value), it stops after the first entry handled at or past it and
+ * says how many it took; at least one entry is always handled.
+ */
+export async function takeIn(paths: DaemonPaths, names: readonly string[], log: Logger, maxBytes = DEFAULT_MAX_JOB_BYTES, deadline = Infinity): Promise<IntakeResult> {
+  const out: IntakeResult = { claimed: [], rejected: 0, failed: [], taken: 0 };
   for (const name of names) {
+    if (out.taken > 0 && performance.now() >= deadline) break;
+    out.taken++;
     try {
       const v = await inspectEntry(paths.inbox, name, maxBytes);
       if (v.kind === 'gone') continue;

@@ -200,6 +200,9 @@ export class WorkerHost {
 
   private onMessage(live: Live, m: FromWorker): void {
     switch (m.t) {
+      case 'batch':
+        for (const one of m.m) this.onMessage(live, one);
+        return;
       case 'ready':
       case 'fatal':
         if (this.readyWaiter?.live === live) this.readyWaiter.resolve(m);

@@ -29,6 +29,8 @@ export interface StepProgress {
   step: string;
   tool?: string | null;
   capability?: string;
+  /** ms since the run began, measured in the worker (progress can reach the daemon in a batch) */
+  ms: number;
 }
 
 export interface RunOutcome {
@@ -52,7 +54,9 @@ export type FromWorker =
   | { t: 'progress'; id: string; e: StepProgress }
   | { t: 'done'; id: string; result: RunOutcome }
   | { t: 'failed'; id: string; name: string; message: string }
-  | { t: 'ingested'; seq: number; error: string | null };
+  | { t: 'ingested'; seq: number; error: string | null }
+  /** several of the above, in order, in one write */
+  | { t: 'batch'; m: FromWorker[] };
 
 /** Exit code of a worker whose root does not load (the daemon exits with the same, EXIT_BROKEN_ROOT). */
 export const WORKER_EXIT_BROKEN_ROOT = 3;

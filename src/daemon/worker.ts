@@ -25,8 +25,31 @@ import { WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worke
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
 
-function send(m: FromWorker): void {
-  process.send?.(m);
+/**
+ * Outgoing messages wait in a box and leave together: each message is a write to the pipe
+ * that wakes the daemon on the other core, which on the 2-core VM cost more than the jobs'
+ * own work. `begin` and the end of a run are flushed at once (the daemon counts a crash
+ * against a session only if it knew the session had begun); progress rides along with the
+ * next flush, or goes on its own at the next turn of the event loop when a step waits for
+ * real I/O (a model, a subprocess), so a long step still shows live.
+ */
+const outbox: FromWorker[] = [];
+let flushQueued = false;
+
+function flush(): void {
+  flushQueued = false;
+  if (outbox.length === 0) return;
+  const batch = outbox.splice(0);
+  process.send?.(batch.length === 1 ? batch[0] : { t: 'batch', m: batch });
+}
+
+function send(m: FromWorker, now = false): void {
+  outbox.push(m);
+  if (now) flush();
+  else if (!flushQueued) {
+    flushQueued = true;
+    setImmediate(flush);
+  }
 }
 
 class Worker {
@@ -48,13 +71,13 @@ class Worker {
       this.runtime = await openRuntime(this.root, { log: this.log });
     } catch (err) {
       const e = err as Error;
-      send({ t: 'fatal', name: e.name, message: e.message });
+      send({ t: 'fatal', name: e.name, message: e.message }, true);
       process.exitCode = e.name === 'ManifestError' ? WORKER_EXIT_BROKEN_ROOT : 1;
       process.disconnect?.();
       return;
     }
     this.memory = await openRealMemory(this.root, this.log);
-    send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) });
+    send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) }, true);
   }
 
   onMessage(m: ToWorker): void {
@@ -77,7 +100,7 @@ class Worker {
       this.log.warn({ event: 'forced', signal }, `worker: second ${signal}, exiting now`);
       process.exit(1);
     }
-    send({ t: 'signalled', signal });
+    send({ t: 'signalled', signal }, true);
     this.stop(true);
   }
 
@@ -110,21 +133,23 @@ class Worker {
     if (this.refusing) return send({ t: 'cancelled', id });
     const stop = new AbortController();
     this.running = stop;
-    send({ t: 'begin', id });
+    send({ t: 'begin', id }, true);
+    const t0 = performance.now();
+    const ms = (): number => Math.round((performance.now() - t0) * 10) / 10;
     try {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
         deferResult: true,
         onEvent: (e) => {
-          if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability } });
-          else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step } });
+          if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
+          else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, ms: ms() } });
         },
       });
-      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}) } });
+      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}) } }, true);
     } catch (err) {
       const e = err as Error;
       this.log.error({ err: e, job: id, session: id }, `worker: session ${id} failed in the runtime: ${e.message}`);
-      send({ t: 'failed', id, name: e.name, message: e.message });
+      send({ t: 'failed', id, name: e.name, message: e.message }, true);
     } finally {
       this.running = null;
     }
@@ -147,6 +172,7 @@ class Worker {
       this.log.warn({ err }, `worker: closing: ${(err as Error).message}`);
       process.exitCode = 1;
     }
+    flush();
     process.disconnect?.();
   }
 }
