@@ -55,7 +55,7 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
   const allowed = tool.read_paths.map((p) => (isAbsolute(p) ? p : resolve(root, p)));
   let real: string;
   try {
-    real = realpathSync(isAbsolute(value) ? value : resolve(root, value));
+    real = realpathSync.native(isAbsolute(value) ? value : resolve(root, value));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} cannot be resolved (${code}); pass an existing path under ${allowed.join(' or ')}`);
@@ -63,7 +63,7 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
   for (const dir of allowed) {
     let realDir: string;
     try {
-      realDir = realpathSync(dir);
+      realDir = realpathSync.native(dir);
     } catch {
       continue; // a declared folder that does not exist on this machine admits nothing
     }
