@@ -429,7 +429,7 @@ class Daemon {
       return;
     }
     this.status.update((s) => s.counts.finished++);
-    this.log.info({ event: 'finished', job: id, session: id, outcome: r.outcome, duration_ms: ms, result: r.resultPath });
+    this.log.info({ event: 'finished', job: id, session: id, outcome: r.outcome, duration_ms: ms, ...(r.run_ms !== undefined ? { run_ms: r.run_ms } : {}), result: r.resultPath });
   }
 
   /**

@@ -40,6 +40,8 @@ export interface RunOutcome {
   resultPath: string | null;
   /** the text of result.json, which the daemon writes to resultPath (the worker leaves it to the daemon) */
   resultText?: string;
+  /** how long the run took in the worker, in its own clock (the daemon's duration adds the hand-over both ways) */
+  run_ms?: number;
 }
 
 /** Worker → daemon. Every `run` is answered by exactly one of done, failed or cancelled. */

@@ -145,7 +145,7 @@ class Worker {
           else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, ms: ms() } });
         },
       });
-      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}) } }, true);
+      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}), run_ms: ms() } }, true);
     } catch (err) {
       const e = err as Error;
       this.log.error({ err: e, job: id, session: id }, `worker: session ${id} failed in the runtime: ${e.message}`);
