@@ -12,7 +12,8 @@
  *     out) after one warm-up job, and the median is reported with the range:
  *     the dev VM's speed moves by a third within minutes, and one burst says
  *     more about the minute than about the daemon. Beside it, the same 200
- *     jobs run by the runtime alone in this process (median of ROUNDS), and
+ *     jobs run by the runtime alone in a fresh process (runtime-alone.ts,
+ *     median of ROUNDS), and
  *     the ratio of the two;
  *   - first-job latency: one job on the fresh daemon before the first burst
  *     (it pays one-time costs such as the sandbox probe), and one on a daemon
@@ -29,7 +30,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -38,8 +39,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bindNotifyReceiver } from '../src/daemon/notify-receiver.js';
 import { newSessionId } from '../src/ledger/session-id.js';
 import { initRoot } from '../src/runtime/init.js';
-import { openRuntime } from '../src/runtime/runtime.js';
-import { pino } from 'pino';
 import type { BenchRow } from './types.js';
 
 const JOBS = 200;
@@ -121,29 +120,14 @@ function drop(inbox: string, job: string): void {
 }
 
 /**
- * The reference: the same jobs run one after another by the runtime alone, in this process, on
- * a root of their own (claimed by hand, no daemon, no inbox). The daemon's rate divided by this
- * one is a ratio that moves less than either number on a machine whose speed varies.
+ * The reference (runtime-alone.ts), in a fresh process as cold as a new session worker. The
+ * daemon's rate divided by this one is a ratio that moves less than either number on a
+ * machine whose speed varies.
  */
-async function runtimeAlone(root: string, jobs: number): Promise<number> {
-  initRoot(root);
-  const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'));
-  const ids = Array.from({ length: jobs + 1 }, () => {
-    const id = newSessionId();
-    const dir = join(root, 'sessions', id);
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'job.json'), job);
-    return id;
-  });
-  const rt = await openRuntime(root, { log: pino({ level: 'silent' }) });
-  try {
-    await rt.runSession(ids.shift()!); // warm-up, as the daemon's first job
-    const t0 = performance.now();
-    for (const id of ids) await rt.runSession(id);
-    return (jobs / (performance.now() - t0)) * 1000;
-  } finally {
-    await rt.close();
-  }
+function runtimeAloneFresh(root: string, jobs: number): number {
+  const script = fileURLToPath(new URL('./runtime-alone.js', import.meta.url));
+  const out = execFileSync(process.execPath, [script, root, String(jobs)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return (JSON.parse(out) as { jobs_per_s: number }).jobs_per_s;
 }
 
 function median(xs: readonly number[]): number {
@@ -172,15 +156,17 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       env: { ...process.env, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    // time spent inside runSession, from the daemon's own "finished" log lines
+    // time the worker spent on each run, in its own clock, from the daemon's "finished" log lines
     let inRuntimeMs = 0;
     let counting = false;
     const finished = new LineCounter('finished');
     const workerStops = new LineCounter('worker_stopped');
+
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"event":"worker_stopped"')) workerStops.seen();
+
       if (!line.includes('"event":"finished"')) return;
-      if (counting) inRuntimeMs += (JSON.parse(line) as { duration_ms: number }).duration_ms;
+      if (counting) inRuntimeMs += (JSON.parse(line) as { run_ms: number }).run_ms;
       finished.seen();
     });
     await rx.waitFor(/^READY=1/m);
@@ -198,6 +184,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       await finished.waitFor(finished.count + 1, 60_000);
       firstMs.push(performance.now() - f0);
 
+      // JOBS jobs at once; jobs/s from the first drop to the last "finished" line
       const done = finished.count + JOBS;
       inRuntimeMs = 0;
       counting = true;
@@ -219,7 +206,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     const rss = rssMb(child.pid!);
     // the reference, after the daemon's jobs (and with the daemon idle, its worker gone)
     const alone: number[] = [];
-    for (const r of aloneRoots) alone.push(await runtimeAlone(r, JOBS));
+    for (const r of aloneRoots) alone.push(runtimeAloneFresh(r, JOBS));
     const rate = median(rates);
     const range = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
     return [
@@ -227,9 +214,9 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'first job on a fresh daemon', value: Math.round(firstMs[0]!), unit: 'ms', note: 'one-time costs included' },
       { group: 'daemon', name: 'first job after the session worker idled out', value: Math.round(median(firstMs.slice(1))), unit: 'ms', note: 'a new worker starts for it' },
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: round1(rate), unit: 'jobs/s', note: `goal >= 200; median of ${ROUNDS} bursts (${range(rates)}), each on a new worker after a warm-up job` },
-      { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: round1(median(alone)), unit: 'jobs/s', note: `this machine now: one process, jobs claimed by hand; median of ${ROUNDS} (${range(alone)})` },
+      { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: round1(median(alone)), unit: 'jobs/s', note: `this machine now: a fresh process, jobs claimed by hand; median of ${ROUNDS} (${range(alone)})` },
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((rate / median(alone)).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
-      { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'from the worker taking it up to its answer: runtime, tools, fdatasyncs' },
+      { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: round1(rss.file), unit: 'MB', note: 'shared with other processes' },
