@@ -1,8 +1,8 @@
 // Test roots: real folders made like `pico init` does, with the shipped defaults.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initRoot } from '../../src/runtime/init.js';
+import { tempDir } from './temp.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { writeFileAtomicSync } from '../../src/durable-file.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
@@ -11,7 +11,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 export const REPO = join(import.meta.dirname, '..', '..');
 
 export function makeRoot(prefix = 'pico-root-'): string {
-  const root = mkdtempSync(join(tmpdir(), prefix));
+  const root = tempDir(prefix);
   initRoot(root);
   return root;
 }

@@ -1,10 +1,10 @@
 /** `pico ladder` (issue 4 §5), run as a real subprocess with real files and stdin. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/ladder.js';
+import { tempDir } from '../helpers/temp.js';
 
 const REPO = resolve(__dirname, '../..');
 const RUNNER = join(REPO, 'test/ladder/fixtures/cli-runner.ts');
@@ -33,7 +33,7 @@ function pico(args: string[], input = '') {
 
 describe('pico ladder', () => {
   it('prints {ok, value, fixes, confidence} for repairable text and exits 0; a span miss exits 1 at level 4', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pico-ladder-cli-'));
+    const dir = tempDir('pico-ladder-cli-');
     writeFileSync(join(dir, 'df.txt'), '/dev/sda1  100G  88G  12G  88% /var\n');
     const ok = pico(['--schema', SCHEMA, '--source', join(dir, 'df.txt'), '--json'], 'Result:\n```json\n{"mount": "/var", "freePct": "12",}\n```');
     expect(ok.code, ok.stderr).toBe(0);
@@ -47,7 +47,7 @@ describe('pico ladder', () => {
   });
 
   it('--corpus prints every case and a summary without scoring against expected', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pico-ladder-cli-'));
+    const dir = tempDir('pico-ladder-cli-');
     const corpus = [
       { id: 'a', category: 'strict', input: '{"x": 1}', schema: { type: 'object' }, expected: { x: 1 } },
       { id: 'b', category: 'reject', input: 'nothing here', schema: { type: 'object' }, expected_error: true },

@@ -1,10 +1,10 @@
 /** Ladder levels 2–3 (issue 2 §6): schemas compiled once, failures classified and located. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalJson } from '../../src/ladder/canonical.js';
 import { checkValue, compileSchema, compiledOf, loadSchemaFile } from '../../src/ladder/schemas.js';
+import { tempDir } from '../helpers/temp.js';
 
 const counter = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -54,7 +54,7 @@ describe('schemas', () => {
   });
 
   it('loadSchemaFile names the file when it is not JSON, and takes its id from the file name', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pico-ladder-'));
+    const dir = tempDir('pico-ladder-');
     writeFileSync(join(dir, 'broken.json'), '{ "type": ');
     expect(() => loadSchemaFile(join(dir, 'broken.json'))).toThrow(/schema file .*broken\.json: cannot be read as JSON/);
     writeFileSync(join(dir, 'note@1.json'), JSON.stringify({ type: 'string' }));

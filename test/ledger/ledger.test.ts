@@ -1,14 +1,14 @@
 // The ledger (design §2): append-only, seq dense from 0, durable commits, torn tails recovered.
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayClock } from '../../src/ledger/clock.js';
 import { parseEvent } from '../../src/ledger/events.js';
 import { Ledger, LedgerError, readLedger } from '../../src/ledger/ledger.js';
 import { parseTrust, admits, weakest } from '../../src/trust.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'pico-ledger-'));
+const tmp = () => tempDir('pico-ledger-');
 const input = { type: 'user_input', text: 'why', trust: 'T0', budget_class: 'interactive', job: {} } as const;
 
 describe('ledger', () => {

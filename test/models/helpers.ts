@@ -4,11 +4,11 @@
  * complete gguf manifest. The models are never copied into the project; when
  * `../shared/models` is absent the suites skip with a message, never fail.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ggufProviderSchema, type ManifestOfKind } from '../../src/registry/manifest.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MODELS = path.resolve(REPO, '../shared/models');
@@ -48,7 +48,7 @@ Fill in a record about the data.
 
 /** A fresh temp root with prompts/ and manifests/ like `pico init` would leave. */
 export function makeRoot(): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'pico-models-'));
+  const root = tempDir('pico-models-');
   mkdirSync(path.join(root, 'prompts'));
   mkdirSync(path.join(root, 'manifests/providers'), { recursive: true });
   mkdirSync(path.join(root, 'manifests/schemas'), { recursive: true });

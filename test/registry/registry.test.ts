@@ -1,11 +1,11 @@
 // The registry (design §3, P13): strict manifests, cross-references, and scopes that unwind.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRoot, ManifestError } from '../../src/registry/load.js';
 import { Registry } from '../../src/registry/registry.js';
 import { Scope } from '../../src/registry/scope.js';
+import { tempDir } from '../helpers/temp.js';
 
 export function writeMiniRoot(root: string, provider: Record<string, unknown> = {}): void {
   const put = (rel: string, v: unknown) => {
@@ -22,7 +22,7 @@ export function writeMiniRoot(root: string, provider: Record<string, unknown> = 
   });
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'pico-reg-'));
+const tmp = () => tempDir('pico-reg-');
 
 function issuesOf(root: string) {
   try {

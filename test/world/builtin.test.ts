@@ -1,11 +1,11 @@
 // The world's built-in read: same shapes and limits as a subprocess, without starting one.
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInWorld } from '../../src/world/run.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'pico-builtin-'));
+const dir = tempDir('pico-builtin-');
 const req = (path: string, maxOutputBytes = 1000) => ({ argv: ['builtin:read', path], cwd: dir, timeoutMs: 1000, maxOutputBytes });
 
 describe('builtin:read', () => {
