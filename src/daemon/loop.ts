@@ -59,7 +59,11 @@ const INTAKE_SLICE_MS = 8;
  * jobs (claiming a chunk of a burst can keep this process busy for several jobs' time).
  */
 const HANDED_OVER = 8;
-/** How many times the worker may die running one session before the session is closed as declined. */
+/**
+ * How many times the worker may die running one session before the session is closed: it runs
+ * once more with a close reason, which writes its remaining steps as not run and sends the
+ * answer from the facts held (the ledger ends as every other session's does).
+ */
 const MAX_DEATHS = 3;
 
 interface InFlight {
@@ -118,6 +122,8 @@ class Daemon {
   private readonly inFlight = new Map<string, InFlight>();
   /** worker deaths per session while it ran */
   private readonly deaths = new Map<string, number>();
+  /** sessions to close rather than run, with the reason (the worker died MAX_DEATHS times on them) */
+  private readonly closing = new Map<string, string>();
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -346,7 +352,8 @@ class Daemon {
       }
     };
     this.inFlight.set(item.id, f);
-    f.settled = this.runtime!.run(item.id, { onBegin, onEvent })
+    const close = this.closing.get(item.id);
+    f.settled = this.runtime!.run(item.id, { onBegin, onEvent, ...(close ? { close } : {}) })
       .then((r) => this.settle(f, r), (err: unknown) => this.settleFailure(f, err as Error))
       .catch((err: unknown) => this.log.error({ err, ...base }, `settling session ${item.id}: ${(err as Error).message}`))
       .finally(() => {
@@ -369,6 +376,7 @@ class Daemon {
     }
     this.workerBackoffMs = 0;
     this.deaths.delete(item.id);
+    this.closing.delete(item.id);
     if (r.outcome === 'interrupted') {
       this.log.info({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
       return;
@@ -392,10 +400,21 @@ class Daemon {
         if (!this.stop.signal.aborted) this.queue.requeue(item);
         return;
       }
+      const fix = 'a provider crashes the session worker on this job (see the log lines before this one); fix or remove that provider, then submit the job again as a new file';
+      if (!this.closing.has(item.id)) {
+        // once more, to close it: no step runs, the ledger gets its not-run steps and its answer
+        const problem = `the session worker died ${deaths} times while running this session (last: ${err.how})`;
+        this.closing.set(item.id, `${problem}; ${fix}`);
+        this.status.update((s) => s.counts.errors++);
+        this.log.error({ event: 'closing', ...base, problem }, `session ${item.id} is closed without running its remaining steps: ${problem}`);
+        if (!this.stop.signal.aborted) this.queue.requeue(item);
+        return;
+      }
+      // the worker died even closing it: close it by its result file alone, so the queue moves on
+      this.closing.delete(item.id);
       this.deaths.delete(item.id);
-      const problem = `the session worker died ${deaths} times while running this session (last: ${err.how})`;
-      await closeUnresumable(this.paths, item.id, problem, 'a provider crashes the session worker on this job (see the log lines before this one); fix or remove that provider, then submit the job again as a new file', 'daemon (worker crashes)');
-      this.status.update((s) => s.counts.errors++);
+      const problem = `the session worker died ${deaths} times running this session, and again while closing it (last: ${err.how})`;
+      await closeUnresumable(this.paths, item.id, problem, fix, 'daemon (worker crashes)');
       this.status.addOutcome({ session: item.id, outcome: 'declined', duration_ms: 0, finished_at: new Date().toISOString() });
       this.log.error({ event: 'closed', ...base, problem }, `session ${item.id} was closed as declined: ${problem}`);
       return;

@@ -92,6 +92,8 @@ export interface RunHandlers {
   /** the worker began the session (it may have waited behind the one before) */
   onBegin?: () => void;
   onEvent?: (e: StepProgress) => void;
+  /** close the session with this reason instead of running its remaining steps */
+  close?: string;
 }
 
 export interface WorkerHostOptions {
@@ -132,7 +134,7 @@ export class WorkerHost {
     if (this.live !== live) throw new WorkerDied('exited before the request', false);
     return new Promise<RunOutcome | null>((resolve, reject) => {
       this.runs.set(id, { live, begun: false, ...h, resolve, reject });
-      this.post(live, { t: 'run', id });
+      this.post(live, { t: 'run', id, ...(h.close ? { close: h.close } : {}) });
     });
   }
 

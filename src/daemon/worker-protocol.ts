@@ -14,7 +14,8 @@
  * the worker never idles between jobs of a burst.
  */
 export type ToWorker =
-  | { t: 'run'; id: string }
+  /** run (or resume) a session; with `close`, close it with that reason instead of running its remaining steps */
+  | { t: 'run'; id: string; close?: string }
   /** drop a `run` that has not begun (a more urgent job arrived); answered by `cancelled` */
   | { t: 'cancel'; id: string }
   /** finish the current step of the running session and report it interrupted; cancel the waiting runs */

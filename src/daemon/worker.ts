@@ -120,7 +120,7 @@ class Worker {
     this.busy = true;
     try {
       for (let m = this.waiting.shift(); m; m = this.waiting.shift()) {
-        if (m.t === 'run') await this.run(m.id);
+        if (m.t === 'run') await this.run(m.id, m.close);
         else if (m.t === 'ingest') await this.ingest(m.seq, m.dirs);
         else if (m.t === 'exit') return await this.close();
       }
@@ -129,7 +129,7 @@ class Worker {
     }
   }
 
-  private async run(id: string): Promise<void> {
+  private async run(id: string, close?: string): Promise<void> {
     if (this.refusing) return send({ t: 'cancelled', id });
     const stop = new AbortController();
     this.running = stop;
@@ -140,6 +140,7 @@ class Worker {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
         deferResult: true,
+        ...(close ? { closeReason: close } : {}),
         onEvent: (e) => {
           if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
           else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, ms: ms() } });

@@ -54,6 +54,12 @@ export interface LoopDeps {
   onlyProvider?: string;
   /** leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes it) */
   deferResult?: boolean;
+  /**
+   * close the session instead of running it: every step not yet done is written as failed,
+   * "not run: <this reason>", and the answer is sent from the facts held (the daemon closes
+   * so a session on which the worker keeps dying)
+   */
+  closeReason?: string;
 }
 
 export interface LoopResult {
@@ -158,7 +164,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   const budget = new Budget(d.job.budget_class, state.spent);
   const held = new Map<string, HeldFact>(state.facts);
   const missing = new Map(state.missing);
-  let stopped = state.stopped;
+  let stopped = state.stopped ?? d.closeReason ?? null;
   let started = 0;
   const ctx: StepContext = {
     sessionId: d.sessionId, root: d.root, ledger, registry: d.registry, adapterFor: d.adapterFor, hooks: d.hooks,

@@ -55,6 +55,8 @@ export interface RunSessionOptions {
   onlyProvider?: string;
   /** return the result document instead of writing result.json (the daemon writes it) */
   deferResult?: boolean;
+  /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
+  closeReason?: string;
 }
 
 export const SESSIONS_DIR = 'sessions';
@@ -168,6 +170,7 @@ export class Runtime {
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
+      ...(o.closeReason ? { closeReason: o.closeReason } : {}),
     });
   }
 

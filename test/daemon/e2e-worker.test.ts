@@ -3,7 +3,7 @@
  * every job in one child process (src/daemon/worker.ts) that holds the
  * runtime and memory. A worker that dies mid-session is replaced and the
  * session resumes; one that keeps dying on the same session gets it closed
- * with a reason; an idle worker exits and a new job starts a new one; a
+ * with a reason, by a run that starts no step; an idle worker exits and a new job starts a new one; a
  * worker left by a killed daemon is killed before a new one starts; a signal
  * to the worker alone sends its session back to the queue; a root that broke
  * while the worker was away makes jobs wait, not vanish.
@@ -89,7 +89,7 @@ describe('the session worker', () => {
     await stop(d);
   }, 60_000);
 
-  it('a session on which the worker dies three times is closed as declined with the reason, and the next job still runs', async () => {
+  it('a session on which the worker dies three times is closed: its ledger ends with the steps not run and a declined answer, and the next job still runs', async () => {
     const root = exampleRoot();
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
@@ -99,15 +99,24 @@ describe('the session worker', () => {
       // each time a worker takes the session up, it dies in a step (the test plays the crashing provider)
       const step = await after(d, from, stepStarted(id));
       process.kill(workerPid(root), 'SIGKILL');
-      const seen = await after(d, d.lines.indexOf(step), (l) => (l.event === 'worker_died' || l.event === 'closed') && l.session === id);
-      expect(seen.event).toBe(death < 3 ? 'worker_died' : 'closed');
+      const seen = await after(d, d.lines.indexOf(step), (l) => (l.event === 'worker_died' || l.event === 'closing') && l.session === id);
+      expect(seen.event).toBe(death < 3 ? 'worker_died' : 'closing');
       from = d.lines.indexOf(seen);
     }
-    const closed = await d.waitFor((l) => l.event === 'closed' && l.session === id);
-    expect(closed.problem).toMatch(/the session worker died 3 times while running this session \(last: killed by SIGKILL\)/);
-    const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; problem: string; fix: string };
+    const closing = d.lines[from]!;
+    expect(closing.problem).toMatch(/the session worker died 3 times while running this session \(last: killed by SIGKILL\)/);
+    // closed by one more run that starts no step: the ledger ends as every session's does
+    const fin = await after(d, from, (l) => l.event === 'finished' && l.session === id);
+    expect(fin.outcome).toBe('declined');
+    expect(d.lines.slice(from).some((l) => stepStarted(id)(l))).toBe(false);
+    expect(answers(root, id)).toBe(1);
+    const events = readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: string });
+    const notRun = events.filter((e) => e.type === 'step_failed');
+    expect(notRun).toHaveLength(3);
+    for (const e of notRun) expect(e.error).toMatch(/^not run: the session worker died 3 times .*fix or remove that provider/);
+    const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; missing: string[] };
     expect(result.outcome).toBe('declined');
-    expect(result.fix).toMatch(/crashes the session worker/);
+    expect(result.missing).toHaveLength(3);
     const next = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
     expect((await d.waitFor((l) => l.event === 'finished' && l.session === next.id, 30_000)).outcome).toBe('answered');
     await stop(d);

@@ -210,6 +210,34 @@ describe('session', () => {
     expect(events.filter((e) => e.type === 'answer_sent').length).toBe(1);
   });
 
+  it('closing a session (closeReason) keeps its committed facts, runs no step, and ends its ledger with the rest not run', async () => {
+    const root = makeRoot();
+    rt = await openRuntime(root);
+    const id = newSession(rt, exampleJob());
+    await rt.runSession(id);
+    const dir = rt.sessionDir(id);
+    // as if the worker died in the log step, after the disk fact was committed
+    const all = readLedger(dir);
+    const cut = all.findIndex((e) => e.type === 'fact_added') + 2;
+    writeFileSync(join(dir, 'events.jsonl'), readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, cut).join('\n') + '\n');
+    rmSync(join(dir, 'result.json'));
+    const seen: string[] = [];
+    const closed = await rt.runSession(id, { closeReason: 'the worker died 3 times', onEvent: (e) => seen.push(e.type) });
+    expect(closed.outcome).toBe('partial');
+    expect(seen).not.toContain('step_started');
+    const events = readLedger(dir);
+    expect(facts(events).map((f) => f.step)).toEqual(['disk']);
+    const notRun = events.filter((e) => e.type === 'step_failed');
+    expect(notRun.map((e) => (e as { step: string }).step)).toEqual(['log', 'answer']);
+    expect(notRun.every((e) => (e as { error: string }).error === 'not run: the worker died 3 times')).toBe(true);
+    expect(events.filter((e) => e.type === 'answer_sent').length).toBe(1);
+    // closed is finished: closing again, or running, adds nothing
+    const before = readFileSync(join(dir, 'events.jsonl'), 'utf8');
+    rmSync(join(dir, 'result.json'));
+    expect((await rt.runSession(id, { closeReason: 'again' })).outcome).toBe('partial');
+    expect(readFileSync(join(dir, 'events.jsonl'), 'utf8')).toBe(before);
+  });
+
   it('a finished session is only re-closed, never run again', async () => {
     const root = makeRoot();
     rt = await openRuntime(root);
