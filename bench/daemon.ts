@@ -30,7 +30,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -130,6 +130,22 @@ function runtimeAloneFresh(root: string, jobs: number): number {
   return (JSON.parse(out) as { jobs_per_s: number }).jobs_per_s;
 }
 
+/**
+ * What a new folder plus a new file cost in `dir` now, in µs: a claim makes one of each (and
+ * the result one more file). On the dev VM's ext4, which has no journal, the inode allocator
+ * skips inodes freed in the last minutes, so right after a test run deleted its temp roots this
+ * is 10–25 times what it is in a quiet folder; the row lets a reader see which case a run was.
+ */
+function folderAndFileUs(dir: string, n = 100): number {
+  mkdirSync(dir);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    mkdirSync(join(dir, String(i)));
+    closeSync(openSync(join(dir, String(i), 'f'), 'a'));
+  }
+  return ((performance.now() - t0) / n) * 1000;
+}
+
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -149,6 +165,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
   let child: ReturnType<typeof spawn> | null = null;
   try {
     initRoot(root);
+    const createUs = folderAndFileUs(join(root, 'fs-probe'));
     const inbox = join(root, 'sessions', 'inbox');
     const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
     const t0 = performance.now();
@@ -216,6 +233,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: round1(rate), unit: 'jobs/s', note: `goal >= 200; median of ${ROUNDS} bursts (${range(rates)}), each on a new worker after a warm-up job` },
       { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: round1(median(alone)), unit: 'jobs/s', note: `this machine now: a fresh process, jobs claimed by hand; median of ${ROUNDS} (${range(alone)})` },
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((rate / median(alone)).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
+      { group: 'daemon', name: 'a new folder and file in the bench folder', value: Math.round(createUs), unit: 'µs', note: 'what a claim pays on this filesystem now; much more in the minutes after mass deletions (see README)' },
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
