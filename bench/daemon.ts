@@ -155,9 +155,10 @@ const round1 = (x: number): number => Math.round(x * 10) / 10;
 
 /** Run the daemon benchmarks; returns rows for `npm run bench`. */
 export async function benchDaemon(): Promise<BenchRow[]> {
-  // Both roots are removed only at the end: on ext4, a new inode skips inodes deleted in the
-  // last minute or so of its block group, and deleting hundreds of sessions just before a
-  // measurement made every file the next one created (claims, ledgers, results) cost more.
+  // The roots are removed only at the end: on an ext4 without a journal (the dev VM's), a new
+  // inode skips inodes deleted in the last minute or so of its block group, and deleting
+  // hundreds of sessions just before a measurement made every file the next one created
+  // (claims, ledgers, results) cost more.
   const root = mkdtempSync(join(tmpdir(), 'pico-bench-daemon-'));
   const aloneRoots = Array.from({ length: ROUNDS }, () => mkdtempSync(join(tmpdir(), 'pico-bench-runtime-')));
   const notifyName = `@pico-bench-${randomBytes(6).toString('hex')}`;
@@ -178,10 +179,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     let counting = false;
     const finished = new LineCounter('finished');
     const workerStops = new LineCounter('worker_stopped');
-
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"event":"worker_stopped"')) workerStops.seen();
-
       if (!line.includes('"event":"finished"')) return;
       if (counting) inRuntimeMs += (JSON.parse(line) as { run_ms: number }).run_ms;
       finished.seen();

@@ -56,7 +56,7 @@ const INTAKE_SLICE_MS = 8;
 
 /**
  * Jobs handed to the worker beyond the running one, so it never waits for this process between
- * jobs (claiming a chunk of a burst can keep this process busy for several jobs' time).
+ * jobs (a slice of claims during a burst keeps this process busy for a few jobs' time).
  */
 const HANDED_OVER = 8;
 /**
