@@ -110,8 +110,8 @@ describe('the session worker', () => {
     expect(fin.outcome).toBe('declined');
     expect(d.lines.slice(from).some((l) => stepStarted(id)(l))).toBe(false);
     expect(answers(root, id)).toBe(1);
-    const events = readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: string });
-    const notRun = events.filter((e) => e.type === 'step_failed');
+    const path = join(root, 'sessions', id, 'events.jsonl');
+    const notRun = readLedgerText(readFileSync(path, 'utf8'), path).events.filter((e) => e.type === 'step_failed');
     expect(notRun).toHaveLength(3);
     for (const e of notRun) expect(e.error).toMatch(/^not run: the session worker died 3 times .*fix or remove that provider/);
     const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; missing: string[] };

@@ -19,6 +19,23 @@ afterEach(async () => {
 const types = (events: readonly LedgerEvent[]) => events.map((e) => e.type);
 const facts = (events: readonly LedgerEvent[]) => events.filter((e) => e.type === 'fact_added') as Extract<LedgerEvent, { type: 'fact_added' }>[];
 
+/**
+ * Run the example job to its end, then cut its ledger just after the first fact and the next
+ * event (the log step has started) and drop result.json: as if the process died in that step.
+ * `tail` is appended after the cut (a torn half line, say). Returns the session id and folder.
+ */
+async function diedInSecondStep(tail = ''): Promise<{ id: string; dir: string }> {
+  rt = await openRuntime(makeRoot());
+  const id = newSession(rt, exampleJob());
+  await rt.runSession(id);
+  const dir = rt.sessionDir(id);
+  const cut = readLedger(dir).findIndex((e) => e.type === 'fact_added') + 2;
+  const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, cut);
+  writeFileSync(join(dir, 'events.jsonl'), lines.join('\n') + '\n' + tail);
+  rmSync(join(dir, 'result.json'));
+  return { id, dir };
+}
+
 describe('session', () => {
   it('a three-step task runs end to end and replays identically', async () => {
     const root = makeRoot();
@@ -189,18 +206,9 @@ describe('session', () => {
   });
 
   it('resumes after a crash: committed facts are kept, the step in flight is re-run, nothing is committed twice', async () => {
-    const root = makeRoot();
-    rt = await openRuntime(root);
-    const id = newSession(rt, exampleJob());
-    await rt.runSession(id);
-    const dir = rt.sessionDir(id);
-    const all = readLedger(dir);
-    // Cut the ledger just after the first fact, plus a torn half line: as if the power went mid-step.
-    const cut = all.findIndex((e) => e.type === 'fact_added') + 2;
-    const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, cut);
-    writeFileSync(join(dir, 'events.jsonl'), lines.join('\n') + '\n{"seq":' );
-    rmSync(join(dir, 'result.json'));
-    const again = await rt.runSession(id);
+    // the power went mid-step: a torn half line after the cut
+    const { id, dir } = await diedInSecondStep('{"seq":');
+    const again = await rt!.runSession(id);
     expect(again.outcome).toBe('answered');
     const events = readLedger(dir);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
@@ -211,18 +219,10 @@ describe('session', () => {
   });
 
   it('closing a session (closeReason) keeps its committed facts, runs no step, and ends its ledger with the rest not run', async () => {
-    const root = makeRoot();
-    rt = await openRuntime(root);
-    const id = newSession(rt, exampleJob());
-    await rt.runSession(id);
-    const dir = rt.sessionDir(id);
     // as if the worker died in the log step, after the disk fact was committed
-    const all = readLedger(dir);
-    const cut = all.findIndex((e) => e.type === 'fact_added') + 2;
-    writeFileSync(join(dir, 'events.jsonl'), readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').slice(0, cut).join('\n') + '\n');
-    rmSync(join(dir, 'result.json'));
+    const { id, dir } = await diedInSecondStep();
     const seen: string[] = [];
-    const closed = await rt.runSession(id, { closeReason: 'the worker died 3 times', onEvent: (e) => seen.push(e.type) });
+    const closed = await rt!.runSession(id, { closeReason: 'the worker died 3 times', onEvent: (e) => seen.push(e.type) });
     expect(closed.outcome).toBe('partial');
     expect(seen).not.toContain('step_started');
     const events = readLedger(dir);
@@ -234,7 +234,7 @@ describe('session', () => {
     // closed is finished: closing again, or running, adds nothing
     const before = readFileSync(join(dir, 'events.jsonl'), 'utf8');
     rmSync(join(dir, 'result.json'));
-    expect((await rt.runSession(id, { closeReason: 'again' })).outcome).toBe('partial');
+    expect((await rt!.runSession(id, { closeReason: 'again' })).outcome).toBe('partial');
     expect(readFileSync(join(dir, 'events.jsonl'), 'utf8')).toBe(before);
   });
 
