@@ -8,7 +8,8 @@
  * misspelt field is a bug caught at the source, not a hole in the ledger.
  * Readers of foreign ledgers (memory ingest) read lines loosely on their own.
  */
-import { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv } from 'ajv';
 import { z } from 'zod';
 import { TRUST_LEVELS } from '../trust.js';
 import { budgetClassSchema } from '../ids.js';
@@ -191,10 +192,13 @@ export const TERMINAL_TYPES = ['answer_sent'] as const;
 
 /**
  * The fast check of one event type: the zod schema above turned into JSON Schema and compiled
- * by ajv (one straight-line function per type), made on first use. zod stays the one
- * definition and the judge of failures (its message is the one thrown); the compiled check
- * only lets the valid events through quickly. A job appends some 16 events, and zod's parse
- * cost the session worker about 0.5 ms of CPU per job on the dev VM against ~0.1 ms for this.
+ * by ajv (one straight-line function per type). zod stays the one definition and the judge of
+ * failures (its message is the one thrown); the compiled check only lets valid events through
+ * quickly. A job appends some 16 events, and zod's parse cost the session worker about 0.5 ms
+ * of CPU per job on the dev VM against ~0.1 ms for this. A type's check is compiled on its
+ * first use, about 5 ms each: a new session worker's first job pays some 45 ms for the types a
+ * job writes. (Compiling only after a type had been parsed a few times spared that job, but
+ * put the same cost into the jobs after it.)
  */
 interface FastCheck {
   valid: (value: unknown) => boolean;
@@ -204,20 +208,24 @@ interface FastCheck {
 const fastChecks = new Map<string, FastCheck>();
 let eventAjv: Ajv | null = null;
 
+/** The compiled check of a type, made on first use. */
 function fastCheckOf(type: string, schema: z.ZodType): FastCheck {
   let check = fastChecks.get(type);
-  if (!check) {
-    const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as { $schema?: string; properties?: Record<string, unknown> };
-    delete json.$schema;
-    if (!eventAjv) {
-      eventAjv = new Ajv({ strict: false, allErrors: false });
-      // JSON Schema's "number" admits Infinity and NaN, which zod refuses and JSON cannot hold
-      eventAjv.addKeyword({ keyword: 'x-finite', type: 'number', schemaType: 'boolean', validate: (_: boolean, n: number) => Number.isFinite(n) });
-    }
-    const valid = eventAjv.compile(markNumbersFinite(json));
-    check = { valid: (v) => valid(v) as boolean, keys: Object.keys(json.properties ?? {}) };
-    fastChecks.set(type, check);
+  if (check) return check;
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as { $schema?: string; properties?: Record<string, unknown> };
+  delete json.$schema;
+  if (!eventAjv) {
+    // loaded on first use, not at import: importing the vocabulary stays as cheap as it was
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    // the schemas are zod's output, so ajv need not check them against the meta-schema, and
+    // its code optimiser saves less at run time than it costs to compile (55 → 37 ms for 9 types)
+    eventAjv = new Ajv({ strict: false, allErrors: false, validateSchema: false, code: { optimize: false } });
+    // JSON Schema's "number" admits Infinity, which zod refuses and a JSON line cannot hold
+    eventAjv.addKeyword({ keyword: 'x-finite', type: 'number', schemaType: 'boolean', validate: (_: boolean, n: number) => Number.isFinite(n) });
   }
+  const valid = eventAjv.compile(markNumbersFinite(json));
+  check = { valid: (v) => valid(v) as boolean, keys: Object.keys(json.properties ?? {}) };
+  fastChecks.set(type, check);
   return check;
 }
 
