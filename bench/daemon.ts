@@ -30,8 +30,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +38,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bindNotifyReceiver } from '../src/daemon/notify-receiver.js';
 import { newSessionId } from '../src/ledger/session-id.js';
 import { initRoot } from '../src/runtime/init.js';
+import { PACKAGE_DIR } from '../src/runtime/runtime.js';
 import type { BenchRow } from './types.js';
 
+/**
+ * Where the bench's roots live: `.bench/` in the repository, where `npm start` keeps its
+ * sessions too, not the OS temp folder. The test suite makes and deletes thousands of folders
+ * there, and on an ext4 without a journal (the dev VM's) new files cost 10–25 times more for
+ * minutes after that; a folder of its own measures the daemon rather than its neighbours.
+ * PICO_BENCH_DIR puts it elsewhere.
+ */
+const BENCH_DIR = process.env.PICO_BENCH_DIR ?? join(PACKAGE_DIR, '.bench');
 const JOBS = 200;
 const ROUNDS = 3;
 const WORKER_IDLE_MS = 2000;
@@ -159,8 +167,9 @@ export async function benchDaemon(): Promise<BenchRow[]> {
   // inode skips inodes deleted in the last minute or so of its block group, and deleting
   // hundreds of sessions just before a measurement made every file the next one created
   // (claims, ledgers, results) cost more.
-  const root = mkdtempSync(join(tmpdir(), 'pico-bench-daemon-'));
-  const aloneRoots = Array.from({ length: ROUNDS }, () => mkdtempSync(join(tmpdir(), 'pico-bench-runtime-')));
+  mkdirSync(BENCH_DIR, { recursive: true });
+  const root = mkdtempSync(join(BENCH_DIR, 'daemon-'));
+  const aloneRoots = Array.from({ length: ROUNDS }, () => mkdtempSync(join(BENCH_DIR, 'runtime-')));
   const notifyName = `@pico-bench-${randomBytes(6).toString('hex')}`;
   const rx = await bindNotifyReceiver(notifyName);
   let child: ReturnType<typeof spawn> | null = null;
@@ -232,7 +241,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: round1(rate), unit: 'jobs/s', note: `goal >= 200; median of ${ROUNDS} bursts (${range(rates)}), each on a new worker after a warm-up job` },
       { group: 'daemon', name: `the runtime alone, same ${JOBS} jobs, no daemon (reference)`, value: round1(median(alone)), unit: 'jobs/s', note: `this machine now: a fresh process, jobs claimed by hand; median of ${ROUNDS} (${range(alone)})` },
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((rate / median(alone)).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
-      { group: 'daemon', name: 'a new folder and file in the bench folder', value: Math.round(createUs), unit: 'µs', note: 'what a claim pays on this filesystem now; much more in the minutes after mass deletions (see README)' },
+      { group: 'daemon', name: 'a new folder and file in the bench folder', value: Math.round(createUs), unit: 'µs', note: `${BENCH_DIR}: what a claim pays there now; much more in the minutes after mass deletions (see README)` },
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 60; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
@@ -249,6 +258,11 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     rx.close();
     rmSync(root, { recursive: true, force: true });
     for (const r of aloneRoots) rmSync(r, { recursive: true, force: true });
+    try {
+      rmdirSync(BENCH_DIR); // only when empty: another bench may be using it
+    } catch {
+      // not empty, or already gone
+    }
   }
 }
 
