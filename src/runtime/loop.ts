@@ -56,8 +56,8 @@ export interface LoopDeps {
   deferResult?: boolean;
   /**
    * close the session instead of running it: every step not yet done is written as failed,
-   * "not run: <this reason>", and the answer is sent from the facts held (the daemon closes
-   * so a session on which the worker keeps dying)
+   * "not run: <this reason>", and the answer is sent from the facts held (the daemon closes a
+   * session this way when the worker keeps dying on it)
    */
   closeReason?: string;
 }

@@ -2,22 +2,18 @@
  * Shared helpers for the daemon suites: temp roots, a quiet logger, a good job.
  * Real directories under the OS temp folder, removed after each test.
  */
-import { mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { afterEach } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp.js';
 
-const made: string[] = [];
-
-afterEach(() => {
-  while (made.length > 0) rmSync(made.pop()!, { recursive: true, force: true });
-});
+// daemon suites remove their roots after each test, not only when the file ends
+afterEach(removeTempDirs);
 
 /** A fresh temp root with sessions/inbox/ made; removed after the test. */
 export function tempRoot(prefix = 'pico-daemon-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
+  const dir = tempDir(prefix);
   mkdirSync(join(dir, 'sessions', 'inbox'), { recursive: true });
   return dir;
 }
