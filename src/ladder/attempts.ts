@@ -1,18 +1,25 @@
 /**
  * The text-side rungs in order: the ways a provider's text can be read as a
- * JSON value, cheapest and most faithful first. The ladder (index.ts) takes
- * these one by one and stops at the first that settles into a valid value.
+ * JSON value, cheapest and most faithful first, in groups. A group holds the
+ * alternative readings of one place in the text; the ladder (index.ts) takes
+ * the groups in order, settles every reading of a group against the schema,
+ * keeps the cheapest that settles (fixes.ts prices them) and stops at the
+ * first group that has one — so when several values stand in a text, the
+ * first that settles wins, and among readings of one value the cheapest.
  *
  *   1. strict parse of the whole text
- *   2. when the text holds prose or fences: each located candidate, strict;
- *      then each candidate through the syntax rung; then the whole text
- *   3. otherwise (bare JSON with comments, separators or damage): the whole
- *      text through the syntax rung, then each candidate on its own
+ *   2. several values in one stretch of text, collected into an array (only
+ *      when the schema wants an array)
+ *   3. each value the tolerant reader finds (read/candidates.ts), in text
+ *      order, with "extracted" fixes when prose or fences stood around it
+ *   4. jsonrepair over the whole text, then over each fence: the old repair
+ *      rung, kept as the last resort and named as such
  *
- * It is a generator so the common case does no locating and no repair.
+ * It is a generator so the common case (strict JSON) locates nothing.
  */
 import type { Fix } from './fixes.js';
-import { locate } from './rungs/extract.js';
+import { locate, type Found } from './read/candidates.js';
+import { PyCall } from './read/scan.js';
 import { parseStrict } from './rungs/strict.js';
 import { repairSyntax } from './rungs/syntax.js';
 
@@ -23,34 +30,104 @@ export interface Attempt {
   weak: boolean;
 }
 
-/** Every reading of `text`, in ladder order. */
-export function* readings(text: string): Generator<Attempt> {
+/** Every group of readings of `text`, in ladder order. */
+export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no'): Generator<Attempt[]> {
   const strict = parseStrict(text);
-  if (strict) yield { value: strict.value, fixes: [], weak: false };
+  if (strict) yield [{ value: strict.value, fixes: [], weak: false }];
+  if (!strict && /^\s*[{[]?\s*\\"/.test(text)) {
+    const unescaped = parseStrict(`"${text.trim()}"`);
+    if (unescaped && typeof unescaped.value === 'string' && unescaped.value !== text) {
+      const fix: Fix = { rung: 'syntax', text: 'unescaped JSON text written with escaped quotes' };
+      for (const group of readingGroups(unescaped.value, wantsArray)) yield group.map((a) => ({ ...a, fixes: [fix, ...a.fixes] }));
+    }
+  }
   const located = locate(text);
-  const extractFirst = located.prose || located.candidates.some((c) => c.fenced);
-  const whole = text.trim();
-  const parsedOk = new Set<string>();
-  const fromCandidates = function* (): Generator<Attempt> {
-    for (const c of located.candidates) {
-      if (c.text === whole) continue;
-      const parsed = parseStrict(c.text);
-      if (parsed) { parsedOk.add(c.text); yield { value: parsed.value, fixes: [extractFix(c.fenced)], weak: false }; }
-    }
-    for (const c of located.candidates) {
-      if (c.text === whole || parsedOk.has(c.text)) continue;
-      const repaired = repairSyntax(c.text);
-      if (repaired) yield { value: repaired.value, fixes: [extractFix(c.fenced), ...repaired.fixes], weak: repaired.weak };
-    }
-  };
-  if (extractFirst) yield* fromCandidates();
+  const values: Found[] = [];
+  for (const v of located.values) {
+    const fixes = [...v.fixes];
+    const value = plain(v.value, fixes);
+    if (value !== NOT_PLAIN) values.push({ ...v, value, fixes });
+  }
+  const around = located.prose || located.fenced;
+  if (wantsArray !== 'no') {
+    const collected = wantsArray === 'yes' || !around ? collect(values, around) : null;
+    if (collected) yield [collected];
+  }
+  for (const v of values) {
+    if (strict && v.from === 0 && v.to >= text.trimEnd().length) continue;
+    yield [{ value: v.value, fixes: around ? [extractFix(v.fenced), ...v.fixes] : v.fixes, weak: false }];
+  }
   if (!strict) {
     const repaired = repairSyntax(text);
-    if (repaired) yield { value: repaired.value, fixes: repaired.fixes, weak: repaired.weak };
+    if (repaired) yield [{ value: repaired.value, fixes: [fallbackFix(repaired.fixes)], weak: repaired.weak }];
   }
-  if (!extractFirst) yield* fromCandidates();
+  if (located.fenced) {
+    for (const m of text.matchAll(/```[^\n`]*\n?([\s\S]*?)(?:```|$)/g)) {
+      const body = (m[1] ?? '').trim();
+      if (body === '' || parseStrict(body)) continue;
+      const repaired = repairSyntax(body);
+      if (repaired && !repaired.weak) yield [{ value: repaired.value, fixes: [extractFix(true), fallbackFix(repaired.fixes)], weak: false }];
+    }
+  }
+}
+
+const NOT_PLAIN = Symbol('not plain JSON');
+
+/**
+ * A read value as plain JSON: a call wrapping one value (`ObjectId("123")`,
+ * `ISODate("…")`) stands for that value; any other call is not data.
+ */
+function plain(value: unknown, fixes: Fix[], depth = 0): unknown {
+  if (value instanceof PyCall) {
+    if (value.positional.length !== 1 || value.keywords.length !== 0) return NOT_PLAIN;
+    const inner = value.positional[0];
+    if (depth === 0 && (inner === null || typeof inner !== 'object')) return NOT_PLAIN;
+    const note = depth === 0 ? `stripped the JSONP wrapper ${value.name}(…)` : `read the value inside ${value.name}(…)`;
+    if (!fixes.some((f) => f.text === note)) fixes.push({ rung: 'syntax', text: note });
+    return plain(value.positional[0], fixes, depth + 1);
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const p = plain(item, fixes, depth + 1);
+      if (p === NOT_PLAIN) return NOT_PLAIN;
+      out.push(p);
+    }
+    return out;
+  }
+  const obj = value as Record<string, unknown>;
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(obj)) {
+    const p = plain(obj[k], fixes, depth + 1);
+    if (p === NOT_PLAIN) return NOT_PLAIN;
+    if (p !== obj[k]) {
+      out ??= { ...obj };
+      Object.defineProperty(out, k, { value: p, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return out ?? obj;
+}
+
+/** Two or more values of one stretch of text, as one array. */
+function collect(values: Found[], around: boolean): Attempt | null {
+  if (values.length < 2) return null;
+  const region = values[0]!.region;
+  const same = values.filter((v) => v.region === region);
+  if (same.length < 2) return null;
+  const fixes: Fix[] = [];
+  if (around) fixes.push(extractFix(same[0]!.fenced));
+  for (const v of same) for (const f of v.fixes) if (!fixes.some((g) => g.text === f.text)) fixes.push(f);
+  fixes.push({ rung: 'extract', text: `collected ${same.length} top-level values into an array` });
+  return { value: same.map((v) => v.value), fixes, weak: false };
 }
 
 function extractFix(fenced: boolean): Fix {
   return { rung: 'extract', text: fenced ? 'extracted JSON from a markdown fence' : 'extracted JSON from surrounding text' };
+}
+
+/** The jsonrepair rung's fix, priced as the syntax repair it is and named as the fallback. */
+function fallbackFix(fixes: Fix[]): Fix {
+  const text = fixes.map((f) => f.text).join('; ');
+  return { rung: 'syntax', text: text.startsWith('read unquoted') ? text : `${text} (jsonrepair fallback)` };
 }

@@ -18,12 +18,12 @@
  * missing signal is "not known", never "low". The runtime compares the score
  * with the manifest's floor; this module does not gate anything itself.
  */
-import { FIX_COST, type Fix } from './fixes.js';
+import { costOf, type Fix } from './fixes.js';
 import type { SchemaHandle } from './types.js';
 
 export const CONFIDENCE_WEIGHTS = { schema: 0.25, completeness: 0.2, repair: 0.25, history: 0.15, provider: 0.15 } as const;
 
-const VALUE_RUNGS = new Set(['keys', 'drop', 'coerce', 'enum']);
+const VALUE_RUNGS = new Set(['keys', 'drop', 'coerce', 'wrap', 'enum', 'prose', 'positional']);
 
 export interface ConfidenceInput {
   value: unknown;
@@ -40,7 +40,7 @@ export function confidenceOf(input: ConfidenceInput): number {
   signals.push([CONFIDENCE_WEIGHTS.schema, repairedValue ? 0.7 : 1]);
   const completeness = completenessOf(input.value, input.handle.json);
   if (completeness !== null) signals.push([CONFIDENCE_WEIGHTS.completeness, completeness]);
-  const cost = input.fixes.reduce((sum, f) => sum + FIX_COST[f.rung], 0);
+  const cost = costOf(input.fixes);
   signals.push([CONFIDENCE_WEIGHTS.repair, Math.max(0, 1 - cost)]);
   if (typeof input.history === 'number') signals.push([CONFIDENCE_WEIGHTS.history, clamp(input.history)]);
   if (typeof input.providerConfidence === 'number') signals.push([CONFIDENCE_WEIGHTS.provider, clamp(input.providerConfidence)]);

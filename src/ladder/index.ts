@@ -12,11 +12,13 @@
  * 2–4 only. Fixes are returned on success and on failure. The ladder writes
  * no ledger events; the runtime maps a failure kind to its event (EVENT_OF).
  */
-import { readings } from './attempts.js';
+import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks/index.js';
-import { fixTexts } from './fixes.js';
+import { costOf, fixTexts } from './fixes.js';
+import { proseScalar } from './read/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
+import { toolCallValue, toolsFromSchema } from './toolcall.js';
 import { takeRaw, wantsString } from './rungs/raw.js';
 import { parseStrict } from './rungs/strict.js';
 import { checkValue, schemaFeatures } from './schemas.js';
@@ -25,12 +27,18 @@ import { type LadderOptions, type LadderResult, type SchemaHandle } from './type
 
 export { compileSchema, loadSchemaFile, checkValue } from './schemas.js';
 export { canonicalJson, canonicalDigest } from './canonical.js';
-export { repairToolCall, toolsFromSchema, type ToolCallResult } from './toolcall.js';
+export { repairToolCall, readToolCall, toolSetOf, toolsFromSchema, type ToolCallResult, type ToolSet, type ToolCall } from './toolcall.js';
 export { fail } from './settle.js';
 
 
 /** Run one output through the ladder against `schema`. */
 export function runLadder(raw: { text: string } | { value: unknown }, schema: SchemaHandle, opts: LadderOptions = {}): LadderResult {
+  const tools = 'text' in raw ? toolsFromSchema(schema) : null;
+  if (tools && 'text' in raw) {
+    const call = toolCallValue(raw.text, schema, tools);
+    if (!call.ok) return call;
+    return { ok: true, value: call.value, fixes: fixTexts(call.fixes), confidence: confidenceOf({ value: call.value, fixes: call.fixes, handle: schema, history: opts.history, providerConfidence: opts.providerConfidence }) };
+  }
   const settled = 'text' in raw ? settleText(raw.text, schema) : settleValue(raw.value, schema);
   if (!settled.ok) return fail(settled.kind, settled.error, settled.fixes);
   if (opts.source !== undefined) {
@@ -51,7 +59,7 @@ function settleValue(value: unknown, schema: SchemaHandle): Settled {
   return failure ? { ok: false, ...failure, fixes: [] } : { ok: true, value, fixes: [] };
 }
 
-/** Every reading of the text in order; the first that settles wins. */
+/** Every group of readings in order: the first group with a reading that settles wins, its cheapest reading taken. */
 function settleText(text: string, schema: SchemaHandle): Settled {
   if (text.trim() === '') return { ok: false, kind: 'grammar', error: `/: the output is empty; expected a JSON value for schema ${schema.id}`, fixes: [] };
   if (wantsString(schema.json)) {
@@ -61,15 +69,35 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     return settleAttempt({ ...takeRaw(text), weak: false }, schema);
   }
   let first: Settled | null = null;
-  for (const attempt of readings(text)) {
-    const settled = settleAttempt(attempt, schema);
+  for (const group of readingGroups(text, wantsArray(schema.json))) {
+    let best: Settled | null = null;
+    let bestCost = Infinity;
+    for (const attempt of group) {
+      const settled = settleAttempt(attempt, schema, { wrapScalars: !attempt.weak });
+      if (settled.ok) {
+        const cost = costOf(settled.fixes);
+        if (cost < bestCost) { best = settled; bestCost = cost; }
+      } else if (!attempt.weak && !first) first = settled;
+    }
+    if (best) return best;
+  }
+  const prose = proseScalar(text, schema.json);
+  if (prose && 'error' in prose) return { ok: false, kind: 'schema', error: prose.error, fixes: [] };
+  if (prose) {
+    const settled = settleAttempt({ value: prose.value, fixes: prose.fixes, weak: false }, schema);
     if (settled.ok) return settled;
-    if (!attempt.weak && !first) first = settled;
   }
   if (!first) {
     return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
   }
   return first;
+}
+
+/** Whether the schema's root asks for an array ('yes'), admits one among anything ('maybe'), or not. */
+function wantsArray(schema: Record<string, unknown>): 'yes' | 'maybe' | 'no' {
+  const t = schema.type;
+  if (t === 'array' || (Array.isArray(t) && t.includes('array') && !t.includes('object'))) return 'yes';
+  return t === undefined && !('properties' in schema) && !('anyOf' in schema) && !('oneOf' in schema) && !('enum' in schema) && !('const' in schema) ? 'maybe' : 'no';
 }
 
 /** Level 4: the span rule, then the schema's own cross-check. */

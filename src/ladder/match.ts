@@ -9,9 +9,11 @@
  * an ambiguous match is no match.
  */
 
-/** Fold case, separators and whitespace: "Max Results", "maxResults", "max_results" all give "maxresults". */
+/** Fold case, accents, separators and whitespace: "Max Results", "maxResults", "max_results" all give "maxresults"; "Résumé" gives "resume". */
 export function foldName(name: string): string {
-  return name.toLowerCase().replace(/[\s_\-.]+/g, '');
+  // eslint-disable-next-line no-control-regex
+  const plain = /^[\x00-\x7f]*$/.test(name) ? name : name.normalize('NFD').replace(/\p{M}+/gu, '');
+  return plain.toLowerCase().replace(/[\s_\-.]+/g, '');
 }
 
 /** Optimal-string-alignment distance (edits incl. adjacent swaps), stopping early above `limit`. */

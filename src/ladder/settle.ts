@@ -8,19 +8,19 @@
 import type { Attempt } from './attempts.js';
 import type { Fix } from './fixes.js';
 import { applyDefaults } from './rungs/defaults.js';
-import { conform } from './rungs/conform.js';
+import { conform, type ConformOptions } from './rungs/conform.js';
 import { checkValue, fitsAt, schemaFeatures } from './schemas.js';
 import { LEVEL_OF, type LadderFail, type LadderFailureKind, type SchemaHandle } from './types.js';
 
 export type Settled = { ok: true; value: unknown; fixes: Fix[] } | { ok: false; kind: LadderFailureKind; error: string; fixes: Fix[] };
 
 /** Levels 2–3 for one reading, with the value rungs between a failed check and the refusal. */
-export function settleAttempt(attempt: Attempt, schema: SchemaHandle): Settled {
+export function settleAttempt(attempt: Attempt, schema: SchemaHandle, opts: ConformOptions = {}): Settled {
   const features = schemaFeatures(schema);
   let value = attempt.value;
   let fixes = attempt.fixes;
   if (!fitsAt(schema, '', value)) {
-    const repaired = conform(value, schema);
+    const repaired = conform(value, schema, opts);
     value = repaired.value;
     fixes = [...fixes, ...repaired.fixes];
     const failure = fitsAt(schema, '', value) ? null : checkValue(schema, value);

@@ -30,10 +30,15 @@ export interface LadderOk {
   /** multi-signal score in [0,1]; null when nothing can be said */
   confidence: number | null;
 }
+/** Why a tool call was refused (toolcall.ts): text-free, so a planner may be told it. */
+export type ToolCallFailureCode = 'no_call' | 'extra_calls' | 'unknown_tool' | 'schema_echo' | 'bad_arguments';
+
 export interface LadderFail {
   ok: false;
   kind: LadderFailureKind;
   level: 1 | 2 | 3 | 4;
+  /** set on tool-call refusals */
+  code?: ToolCallFailureCode;
   /** what was wrong where, readable by a person and fed back to a retry */
   error: string;
   fixes: string[];

@@ -35,7 +35,7 @@ describe('repair rungs', () => {
   it('a trailing comma inside a fence is repaired and the fix is recorded', () => {
     const r = ok('Here you go:\n```json\n{"query": "disk", "max_results": 3,}\n```\nAnything else?');
     expect(r.value).toEqual({ query: 'disk', max_results: 3 });
-    expect(r.fixes).toEqual(['extracted JSON from a markdown fence', 'repaired syntax: removed trailing comma']);
+    expect(r.fixes).toEqual(['extracted JSON from a markdown fence', 'removed trailing comma']);
   });
 
   it('an integer field given "1.5" is refused, not rounded', () => {

@@ -13,7 +13,7 @@ describe('tool calls', () => {
   it('{"name", "args"} with args as a JSON string is accepted and the arguments repaired', () => {
     const r = repairToolCall('{"name": "search_web", "args": "{\\"query\\": \\"pi 5\\", \\"maxResults\\": \\"3\\"}"}', tools);
     expect(r).toMatchObject({ ok: true, name: 'search_web', arguments: { query: 'pi 5', max_results: 3 } });
-    expect(r.fixes).toEqual(['parsed the arguments from a JSON string', 'renamed maxResults -> max_results', 'coerced max_results from string to integer']);
+    expect(r.fixes).toEqual(['read the call from name/args', 'parsed the arguments from a JSON string', 'renamed maxResults -> max_results', 'coerced max_results from string to integer']);
   });
 
   it('{"function": {"name", "arguments"}} (the OpenAI shape) inside a fence is accepted', () => {

@@ -12,6 +12,7 @@
  * the whole schema node.
  */
 import { jsonrepair } from 'jsonrepair';
+import { leadingNumber, numberOf } from '../read/prose.js';
 import { quietly } from './strict.js';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'object' | 'array';
@@ -36,17 +37,27 @@ export function admits(type: JsonType, value: unknown): boolean {
   return actual === type || (type === 'number' && actual === 'number');
 }
 
-/** Turn `value` into JSON type `type`, or undefined when the text does not plainly mean it. */
-export function coerceTo(value: unknown, type: JsonType): { value: unknown } | undefined {
+/**
+ * Turn `value` into JSON type `type`, or undefined when the text does not
+ * plainly mean it. `guess` marks a number read off the front of a phrase
+ * ("1 cup butter" -> 1), which the caller prices as prose, not coercion.
+ */
+export function coerceTo(value: unknown, type: JsonType): { value: unknown; guess?: true } | undefined {
   const from = jsonTypeOf(value);
   switch (type) {
     case 'number':
     case 'integer': {
-      if (from !== 'string' || !NUMERIC.test(value as string)) return undefined;
-      const n = Number((value as string).trim());
-      if (!Number.isFinite(n)) return undefined;
+      if (from !== 'string') return undefined;
+      const text = value as string;
+      let n = NUMERIC.test(text) ? Number(text.trim()) : numberOf(text);
+      let guess: true | undefined;
+      if (n === undefined) {
+        n = leadingNumber(text);
+        guess = true;
+      }
+      if (n === undefined || !Number.isFinite(n)) return undefined;
       if (type === 'integer' && !Number.isInteger(n)) return undefined;
-      return { value: n };
+      return guess ? { value: n, guess } : { value: n };
     }
     case 'boolean': {
       if (from === 'number') return value === 1 ? { value: true } : value === 0 ? { value: false } : undefined;

@@ -12,10 +12,10 @@
  */
 import { childPointer, fitsAt, nodeAt } from '../schemas.js';
 import type { SchemaHandle } from '../types.js';
-import { pathLabel, type Fix } from '../fixes.js';
+import { costOf, pathLabel, type Fix } from '../fixes.js';
 import { admits, coerceTo, jsonTypeOf, type JsonType } from './coerce.js';
 import { jsonEqual, matchEnum } from './enum.js';
-import { normaliseKeys, shapeOf } from './keys.js';
+import { normaliseKeys, setOwn, shapeOf } from './keys.js';
 import { fillDefaults } from './defaults.js';
 
 type Path = (string | number)[];
@@ -25,13 +25,23 @@ interface Walk {
   handle: SchemaHandle;
   fixes: Fix[];
   depth: number;
+  /** keep unknown keys of closed objects (so validation refuses them) instead of dropping them */
+  keepUnknown: boolean;
+  wrapScalars: boolean;
+}
+
+export interface ConformOptions {
+  /** tool-call arguments: an argument the tool does not declare is an error, not a key to drop, and enum members match only up to case */
+  keepUnknown?: boolean;
+  /** false for prose read as a string: such text is never wrapped into an object's required field */
+  wrapScalars?: boolean;
 }
 
 const MAX_DEPTH = 64;
 
 /** Repair `value` against the whole schema; returns the new value and the fixes made. */
-export function conform(value: unknown, handle: SchemaHandle): { value: unknown; fixes: Fix[] } {
-  const walk: Walk = { handle, fixes: [], depth: 0 };
+export function conform(value: unknown, handle: SchemaHandle, opts: ConformOptions = {}): { value: unknown; fixes: Fix[] } {
+  const walk: Walk = { handle, fixes: [], depth: 0, keepUnknown: opts.keepUnknown === true, wrapScalars: opts.wrapScalars !== false };
   const out = visit(value, handle.json, '', [], walk);
   return { value: out, fixes: walk.fixes };
 }
@@ -65,9 +75,9 @@ function chooseBranch(value: unknown, branches: unknown[], ptr: string, path: Pa
   let best: { value: unknown; fixes: Fix[] } | null = null;
   branches.forEach((branch, i) => {
     const bptr = childPointer(ptr, i);
-    const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth };
+    const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth, keepUnknown: walk.keepUnknown, wrapScalars: walk.wrapScalars };
     const v = visit(value, branch, bptr, path, trial);
-    if (fitsAt(walk.handle, bptr, v) && (!best || trial.fixes.length < best.fixes.length)) best = { value: v, fixes: trial.fixes };
+    if (fitsAt(walk.handle, bptr, v) && (!best || costOf(trial.fixes) < costOf(best.fixes))) best = { value: v, fixes: trial.fixes };
   });
   if (!best) return value;
   const chosen = best as { value: unknown; fixes: Fix[] };
@@ -97,11 +107,14 @@ function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk)
     for (const t of types) {
       const c = coerceTo(value, t);
       if (c) {
+        walk.fixes.push(c.guess
+          ? { rung: 'prose', text: `read ${where} as the number ${String(c.value)} that opens ${JSON.stringify(value)}` }
+          : { rung: 'coerce', text: from === 'string' && (t === 'object' || t === 'array') ? `parsed JSON text inside ${where}` : `coerced ${where} from ${from} to ${t}` });
         value = c.value;
-        walk.fixes.push({ rung: 'coerce', text: from === 'string' && (t === 'object' || t === 'array') ? `parsed JSON text inside ${where}` : `coerced ${where} from ${from} to ${t}` });
         break;
       }
     }
+    if (walk.wrapScalars && types.length === 1 && types[0] === 'object' && !types.some((t) => admits(t, value))) value = wrapInRequired(value, s, ptr, path, walk);
     const scalar = ['string', 'number', 'boolean'].includes(jsonTypeOf(value));
     if (types.includes('array') && scalar && !types.some((t) => admits(t, value))) {
       value = [value];
@@ -110,7 +123,7 @@ function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk)
   }
   const members = Array.isArray(s.enum) ? (s.enum as unknown[]) : 'const' in s ? [s.const] : null;
   if (members && !members.some((m) => jsonEqual(m, value))) {
-    const hit = matchEnum(value, members);
+    const hit = matchEnum(value, members, walk.keepUnknown);
     if (hit && !jsonEqual(hit.value, value)) {
       walk.fixes.push({ rung: 'enum', text: `matched ${where} ${JSON.stringify(value)} -> ${JSON.stringify(hit.value)}` });
       value = hit.value;
@@ -121,10 +134,29 @@ function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk)
   return value;
 }
 
+/** A bare scalar where an object with exactly one required field is wanted: that field. */
+function wrapInRequired(value: unknown, s: Node, ptr: string, path: Path, walk: Walk): unknown {
+  const kind = jsonTypeOf(value);
+  if (kind !== 'string' && kind !== 'number' && kind !== 'boolean') return value;
+  const shape = shapeOf(s);
+  if (shape.required.length !== 1) return value;
+  const key = shape.required[0]!;
+  const sub = shape.properties[key];
+  if (sub === undefined) return value;
+  const subPtr = childPointer(childPointer(ptr, 'properties'), key);
+  const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth, keepUnknown: walk.keepUnknown, wrapScalars: walk.wrapScalars };
+  const inner = visit(value, sub, subPtr, [...path, key], trial);
+  if (!fitsAt(walk.handle, subPtr, inner)) return value;
+  walk.fixes.push({ rung: 'wrap', text: `wrapped the bare value ${JSON.stringify(value).slice(0, 40)} into ${pathLabel([...path, key])}, the one required field` }, ...trial.fixes);
+  const out: Node = {};
+  setOwn(out, key, inner);
+  return out;
+}
+
 /** Keys, then each property against its sub-schema, then defaults for what is missing. */
 function visitObject(obj: Node, s: Node, ptr: string, path: Path, walk: Walk): Node {
   const shape = shapeOf(s);
-  const out = normaliseKeys(obj, shape, path, walk.fixes);
+  const out = normaliseKeys(obj, shape, path, walk.fixes, walk.keepUnknown);
   const extra = s.additionalProperties;
   for (const key of Object.keys(out)) {
     if (Object.hasOwn(shape.properties, key)) {

@@ -4,7 +4,9 @@
  * same text up to case, whitespace and separators ("Warning " -> "warning"),
  * the same number written as text ("2" -> 2), an unambiguous near miss
  * ("warnig"), or an unambiguous prefix of at least three letters ("crit").
- * Two equally good members mean no match: the ladder then refuses.
+ * Two equally good members mean no match: the ladder then refuses. For tool
+ * arguments (`caseOnly`) only case, accents and separators may differ: a
+ * value outside a tool's enum is an error, not a near miss to guess at.
  */
 import { foldName, nearName, sameName } from '../match.js';
 
@@ -23,7 +25,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** The member of `members` that `value` plainly names, or undefined. */
-export function matchEnum(value: unknown, members: readonly unknown[]): { value: unknown } | undefined {
+export function matchEnum(value: unknown, members: readonly unknown[], caseOnly = false): { value: unknown } | undefined {
   if (members.some((m) => jsonEqual(m, value))) return { value };
   if (typeof value === 'number' || typeof value === 'boolean') {
     const hits = members.filter((m) => typeof m === 'string' && m.trim() === String(value));
@@ -33,8 +35,9 @@ export function matchEnum(value: unknown, members: readonly unknown[]): { value:
   const numeric = members.filter((m) => typeof m === 'number' && value.trim() !== '' && Number(value.trim()) === m);
   if (numeric.length === 1) return { value: numeric[0] };
   const strings = members.filter((m): m is string => typeof m === 'string');
-  const same = sameName(value, strings) ?? nearName(value, strings);
+  const same = sameName(value, strings) ?? (caseOnly ? null : nearName(value, strings));
   if (same !== null) return { value: same };
+  if (caseOnly) return undefined;
   const folded = foldName(value);
   if (folded.length >= 3) {
     const prefixed = strings.filter((s) => foldName(s).startsWith(folded));

@@ -32,7 +32,7 @@ export function shapeOf(node: Record<string, unknown>): ObjectShape {
 }
 
 /** Rename and drop keys of `obj` against `shape`; returns a new object. */
-export function normaliseKeys(obj: Record<string, unknown>, shape: ObjectShape, path: (string | number)[], fixes: Fix[]): Record<string, unknown> {
+export function normaliseKeys(obj: Record<string, unknown>, shape: ObjectShape, path: (string | number)[], fixes: Fix[], keepUnknown = false): Record<string, unknown> {
   const known = Object.keys(shape.properties);
   const isKnown = (k: string): boolean => Object.hasOwn(shape.properties, k) || shape.patterns.some((re) => re.test(k));
   const out: Record<string, unknown> = {};
@@ -50,7 +50,7 @@ export function normaliseKeys(obj: Record<string, unknown>, shape: ObjectShape, 
       taken.add(target);
       setOwn(out, target, value);
       fixes.push({ rung: 'keys', text: `renamed ${key} -> ${target}${where}` });
-    } else if (shape.closed) {
+    } else if (shape.closed && !keepUnknown) {
       fixes.push({ rung: 'drop', text: `dropped unknown key ${key}${where} (closed object)` });
     } else {
       setOwn(out, key, value);

@@ -1,0 +1,104 @@
+/**
+ * Tool calls out of read values: the envelopes small models wrap a call in,
+ * reduced to one shape, `{name, args}`, before any name is resolved.
+ *
+ *   {"name"|"tool"|"function": NAME, "arguments"|"parameters"|"args": ARGS}
+ *   {"type": "function", "function": {"name": NAME, "arguments": "<JSON>"}}  (OpenAI)
+ *   {"tool_calls": [...]}, a list of calls, a one-element list
+ *   {"NAME": {ARGS}}                      the name as the only key
+ *   NAME(a=1, b='x'), [NAME(...)]         Python call syntax (scan.ts reads it)
+ *   NAME {ARGS}, NAME: {ARGS}             a name written just before its arguments
+ *   <tool_call>…</tool_call>, <|python_tag|>…, <function=NAME>{ARGS}</function>
+ *
+ * A list counts only when every element is a call: `["a", "b"]` or
+ * `[name, {...}]` hold no call. A string is never read as a call, even when
+ * it looks like one. Keys beside the name and arguments (an echoed
+ * `required` list, an `id`) are ignored at this level. Nothing here knows
+ * which tools exist; toolcall.ts decides that.
+ */
+import type { Fix } from './fixes.js';
+import { sameName } from './match.js';
+import type { Found } from './read/candidates.js';
+import { PyCall } from './read/scan.js';
+
+export interface RawCall {
+  name: unknown;
+  /** the arguments as written: an object, a JSON string, undefined, or anything else (refused later) */
+  args: unknown;
+  /** positional arguments of a Python call, mapped onto parameters later */
+  positional: unknown[];
+  fixes: Fix[];
+  /** the name was taken from a key or from the text before the arguments: it must name an offered tool */
+  guessedName?: true;
+}
+
+export const NAME_KEYS = ['name', 'tool', 'function', 'tool_name', 'function_name', 'func', 'action'];
+export const ARG_KEYS = ['arguments', 'args', 'parameters', 'params', 'input', 'kwargs', 'action_input'];
+const LIST_KEYS = ['tool_calls', 'calls', 'function_calls', 'tools'];
+type Obj = Record<string, unknown>;
+
+/** The calls one read value holds, or null when it holds none (or is not made only of calls). */
+export function callsIn(value: unknown, fixes: Fix[] = []): RawCall[] | null {
+  if (value instanceof PyCall) {
+    return [{ name: value.name, args: Object.fromEntries(value.keywords), positional: value.positional, fixes }];
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [];
+    const out: RawCall[] = [];
+    for (const item of value) {
+      const inner = callsIn(item, fixes);
+      if (!inner || inner.length === 0) return null;
+      out.push(...inner);
+    }
+    if (out.length === 1) out[0] = { ...out[0]!, fixes: [...out[0]!.fixes, { rung: 'shape', text: 'unwrapped the tool call from a one-element list' }] };
+    return out;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const obj = value as Obj;
+  const keys = Object.keys(obj);
+  const listKey = keys.find((k) => sameName(k, LIST_KEYS) !== null && Array.isArray(obj[k]));
+  if (listKey) return callsIn(obj[listKey], [...fixes, { rung: 'shape', text: `read the calls from ${listKey}` }]);
+  const nameKey = pickKey(obj, NAME_KEYS);
+  if (nameKey !== undefined) {
+    const name = obj[nameKey];
+    const argKey = pickKey(obj, ARG_KEYS);
+    if (name !== null && typeof name === 'object' && !Array.isArray(name)) {
+      return callsIn(name, [...fixes, { rung: 'shape', text: `read the call inside ${nameKey}` }]);
+    }
+    const renamed = nameKey === 'name' && (argKey === undefined || argKey === 'arguments') ? [] : [{ rung: 'shape' as const, text: `read the call from ${nameKey}/${argKey ?? '(no arguments)'}` }];
+    return [{ name, args: argKey === undefined ? undefined : obj[argKey], positional: [], fixes: [...fixes, ...renamed] }];
+  }
+  if (keys.length === 1 && sameName(keys[0]!, [...ARG_KEYS, ...NAME_KEYS, ...LIST_KEYS]) === null) {
+    const inner = obj[keys[0]!];
+    if (inner !== null && typeof inner === 'object' && !Array.isArray(inner) && !(inner instanceof PyCall)) {
+      return [{ name: keys[0], args: inner, positional: [], fixes: [...fixes, { rung: 'shape', text: 'read the tool name from the only key' }], guessedName: true }];
+    }
+  }
+  return null;
+}
+
+/** A name written just before an arguments object (`NAME {…}`, `NAME:\n{…}`), when it names a known tool. */
+export function namedBefore(found: Found, known: readonly string[]): RawCall | null {
+  if (found.value === null || typeof found.value !== 'object' || Array.isArray(found.value) || found.value instanceof PyCall) return null;
+  const m = /([A-Za-z_][\w.]*)\s*:?\s*$/.exec(found.before);
+  if (!m) return null;
+  const name = known.includes(m[1]!) ? m[1]! : sameName(m[1]!, known);
+  if (!name) return null;
+  return { name, args: found.value, positional: [], fixes: [...found.fixes, { rung: 'shape', text: 'read the tool name written before its arguments' }], guessedName: true };
+}
+
+/** `<function=NAME>ARGS</function>` (Llama 3.1 custom tool format) rewritten as `{"name": NAME, "arguments": ARGS}`. */
+export function rewriteFunctionTags(text: string): string {
+  if (!text.includes('<function=')) return text;
+  return text.replace(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g, (_, name: string, args: string) => `{"name": ${JSON.stringify(name)}, "arguments": ${args.trim() === '' ? '{}' : args}}`);
+}
+
+/** The first key of `obj` that names one of `names` (case and separators aside), in the order of `names`. */
+function pickKey(obj: Obj, names: readonly string[]): string | undefined {
+  const keys = Object.keys(obj);
+  for (const n of names) {
+    const hit = keys.find((k) => k === n) ?? keys.find((k) => sameName(k, [n]) !== null);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}

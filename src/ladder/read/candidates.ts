@@ -1,0 +1,136 @@
+/**
+ * Where the values are in a text: markdown fences (several, or one that
+ * never closes), then every place in the text where a value can start — an
+ * opening brace or bracket, or a name directly followed by `(` (a Python
+ * call) — each read by the tolerant reader (scan.ts), in text order.
+ *
+ * A value that reads is taken whole and the scan goes on after it, so an
+ * inner fragment of a value is never offered on its own; a start that fails
+ * to read is skipped up to the point where it failed, so a broken list does
+ * not turn into the one call inside it. The module also says whether words
+ * stand outside the values (prose) and keeps the text just before each value
+ * (a tool name written before its arguments is read by calls.ts). It knows
+ * nothing of schemas.
+ */
+import { readValueAt } from './scan.js';
+import type { Fix } from '../fixes.js';
+
+export interface Found {
+  value: unknown;
+  /** offsets in the whole text */
+  from: number;
+  to: number;
+  fixes: Fix[];
+  /** inside a markdown fence */
+  fenced: boolean;
+  /** index of the region (fence or the text outside fences) it came from */
+  region: number;
+  /** the text between the previous value of its region (or the region's start) and this one */
+  before: string;
+}
+
+export interface Located {
+  values: Found[];
+  /** words stand outside the values (prose), as opposed to only separators, fences and comments */
+  prose: boolean;
+  /** the text has a markdown fence */
+  fenced: boolean;
+}
+
+/** At most this many values are read from one text (a hostile text cannot make the ladder quadratic). */
+export const MAX_VALUES = 16;
+
+const SCALAR_START = /^(?:["'\u201c\u2018]|[-+]?\.?\d|(?:true|false|null|True|False|None)(?![\w]))/;
+const FENCE = /```[^\n`]*\n?([\s\S]*?)(?:```|$)/g;
+const WORDISH = /[\p{L}\p{N}]/u;
+const COMMENTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+
+/** Every value in `text`, fenced ones first. */
+export function locate(text: string): Located {
+  const values: Found[] = [];
+  let outside = text;
+  let regions = 0;
+  const fenced = text.includes('```');
+  if (fenced) {
+    const pieces: string[] = [];
+    let cursor = 0;
+    for (const m of text.matchAll(FENCE)) {
+      const body = m[1] ?? '';
+      const bodyAt = m.index + m[0].indexOf(body, m[0].indexOf('```') + 3);
+      scanRegion(text, bodyAt, bodyAt + body.length, true, regions++, values);
+      pieces.push(text.slice(cursor, m.index));
+      cursor = m.index + m[0].length;
+    }
+    pieces.push(text.slice(cursor));
+    outside = pieces.join(' ');
+    if (outside.trim() !== '') scanOutside(text, regions++, values);
+  } else {
+    scanRegion(text, 0, text.length, false, regions++, values);
+  }
+  let rest = outside;
+  if (!fenced) {
+    let cut = '';
+    let at = 0;
+    for (const v of values) { cut += text.slice(at, v.from) + ' '; at = v.to; }
+    rest = cut + text.slice(at);
+  }
+  return { values, prose: WORDISH.test(rest.replace(COMMENTS, ' ')), fenced };
+}
+
+/** Values outside every fence: the text with the fences blanked out, offsets kept. */
+function scanOutside(text: string, region: number, into: Found[]): void {
+  const blanked = text.replace(FENCE, (m) => ' '.repeat(m.length));
+  scanRegion(blanked, 0, blanked.length, false, region, into, text);
+}
+
+/** Read the values of text[from, to) in order. */
+function scanRegion(text: string, from: number, to: number, fenced: boolean, region: number, into: Found[], original = text): void {
+  const body = text.slice(from, to);
+  let i = 0;
+  let last = 0;
+  const lead = body.search(/\S/);
+  if (lead >= 0 && SCALAR_START.test(body.slice(lead, lead + 6))) {
+    // the text opens with a scalar: read it and any scalars that follow it, separated by commas or lines
+    let at = lead;
+    while (into.length < MAX_VALUES) {
+      const r = readValueAt(body, at);
+      if (!r.ok) break;
+      into.push({ value: r.value, from: from + at, to: from + r.end, fixes: r.fixes, fenced, region, before: original.slice(from + last, from + at) });
+      i = last = r.end;
+      const next = /^[ \t]*(?:,|\r?\n)\s*/.exec(body.slice(r.end));
+      if (!next || !SCALAR_START.test(body.slice(r.end + next[0].length, r.end + next[0].length + 6))) break;
+      at = r.end + next[0].length;
+    }
+  }
+  while (i < body.length && into.length < MAX_VALUES) {
+    const start = nextStart(body, i);
+    if (start < 0) break;
+    const r = readValueAt(body, start);
+    if (r.ok) {
+      into.push({ value: r.value, from: from + start, to: from + r.end, fixes: r.fixes, fenced, region, before: original.slice(from + last, from + start) });
+      i = Math.max(r.end, start + 1);
+      last = i;
+    } else {
+      i = Math.max(start + 1, r.at + 1);
+    }
+  }
+}
+
+/** The next offset at or after `i` where a value can start: `{`, `[`, or a (dotted) name right before `(`. */
+function nextStart(s: string, origin: number): number {
+  for (let i = origin; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '{' || c === '[') return i;
+    if (c === '(' && i > 0 && isNamePart(s[i - 1]!)) {
+      let j = i - 1;
+      while (j >= 0 && (isNamePart(s[j]!) || s[j] === '.')) j--;
+      const start = j + 1;
+      if (start >= origin && start < i && /[A-Za-z_]/.test(s[start]!) && !s.slice(start, i).endsWith('.')) return start;
+    }
+  }
+  return -1;
+}
+
+function isNamePart(c: string): boolean {
+  return /[A-Za-z0-9_]/.test(c);
+}
