@@ -56,6 +56,14 @@ function scriptWithout(tool: string, keep: string[]): { status: number; stdout: 
   }
 }
 
+describe('disk usage', () => {
+  it.skipIf(!has('df'))('capture_df reduces this machine\'s df to disk_usage@1 with a fullest filesystem', async () => {
+    const { result, fact } = await runTool('capture_df', 'disk_usage@1');
+    expect(result.outcome).toBe('answered');
+    expect(fact!.fullest).toMatchObject({ used_percent: expect.any(Number) });
+  });
+});
+
 describe('memory, load and processes', () => {
   it('memory_usage reads this machine\'s /proc/meminfo into a fact whose total matches MemTotal', async () => {
     const { result, fact } = await runTool('memory_usage', 'memory_usage@1');
