@@ -8,9 +8,23 @@ import type { CodeProvider } from './types.js';
 import { logSummaryProvider } from './log-summary/index.js';
 import { diskUsageProvider } from './disk-usage/index.js';
 import { answerProvider } from './answer/index.js';
+import { memoryUsageProvider } from './memory-usage/index.js';
+import { loadProcessesProvider } from './load-processes/index.js';
+import { thermalProvider } from './thermal/index.js';
+import { networkProvider } from './network/index.js';
+import { systemdUnitsProvider } from './systemd-units/index.js';
+import { fileMetadataProvider } from './file-metadata/index.js';
+import { aptUpgradableProvider } from './apt-upgradable/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
   'disk-usage': diskUsageProvider,
   answer: answerProvider,
+  'memory-usage': memoryUsageProvider,
+  'load-processes': loadProcessesProvider,
+  thermal: thermalProvider,
+  network: networkProvider,
+  'systemd-units': systemdUnitsProvider,
+  'file-metadata': fileMetadataProvider,
+  'apt-upgradable': aptUpgradableProvider,
 };

@@ -118,7 +118,13 @@ function crossCheck(docs: LoadedRoot['documents'], files: Record<string, string>
     }
   }
   for (const t of Object.values(docs.tools)) {
-    if (!docs.capabilities[t.reducer]) issues.push({ file: files[`tool:${t.name}`]!, path: 'reducer', message: `capability "${t.reducer}" does not exist`, fix: `add manifests/capabilities/${t.reducer}.json or name a known capability` });
+    const file = files[`tool:${t.name}`]!;
+    const reducer = docs.capabilities[t.reducer];
+    if (!reducer) issues.push({ file, path: 'reducer', message: `capability "${t.reducer}" does not exist`, fix: `add manifests/capabilities/${t.reducer}.json or name a known capability` });
+    if (t.fact_schema !== undefined) {
+      if (!docs.schemas[t.fact_schema]) issues.push({ file, path: 'fact_schema', message: `schema "${t.fact_schema}" does not exist`, fix: `add manifests/schemas/${t.fact_schema}.json or fix the name` });
+      else if (reducer && !reducer.schemas.includes(t.fact_schema)) issues.push({ file, path: 'fact_schema', message: `the reducer ${t.reducer} does not produce "${t.fact_schema}"`, fix: `add "${t.fact_schema}" to "schemas" in manifests/capabilities/${t.reducer}.json` });
+    }
   }
   for (const p of Object.values(docs.providers)) {
     const file = files[`provider:${p.id}`]!;

@@ -115,9 +115,23 @@ export type ManifestOfKind<K extends ProviderKind> = Extract<ProviderManifest, {
 export const toolManifestSchema = z.strictObject({
   manifest: z.literal('tool@1'),
   name: id,
+  /** one line: what the tool reads (a planner's retrieval indexes it) */
   description: z.string(),
-  /** argv; "{name}" elements are replaced by the checked argument of that name (never through a shell) */
+  /** one line in an admin's words: when this is the right tool ("the disk is full"); every shipped tool has one */
+  when: z.string().min(1).max(200).optional(),
+  /** the schema its output reduces to by default; absent when it feeds several (read_file) */
+  fact_schema: schemaId.optional(),
+  /**
+   * argv; "{name}" is replaced by the checked argument of that name, "--opt={name}" by the option with
+   * the value attached, and "{name?}" / "--opt={name?}" are dropped when the argument is absent.
+   * Each stays one argv element; nothing goes through a shell.
+   */
   command: z.array(z.string().min(1)).min(1),
+  /**
+   * Namespaces the tool must see as the host does: "pid" (every process, for ps) and "net" (the
+   * host's interfaces and routes). Each one named is NOT isolated for this tool; say why in `when`.
+   */
+  host_view: z.array(z.enum(['pid', 'net'])).optional(),
   input_schema: z.record(z.string(), z.unknown()),
   /** argument names whose values are paths; each must resolve inside one of read_paths */
   path_args: z.array(z.string()).default([]),

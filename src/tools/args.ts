@@ -5,9 +5,11 @@
  * model, so its arguments are untrusted until proven otherwise. Before
  * anything runs, they must fit the tool's `input_schema`; every argument named
  * in `path_args` must resolve — after symlinks — inside one of `read_paths`;
- * and they enter the argv only as whole elements (`"{name}"`), never through a
- * shell, so there is no quoting to get wrong. A path argument starting with
- * "-" is refused so it cannot be read as an option.
+ * and they enter the argv only as whole elements (`"{name}"`, or `"--opt={name}"`
+ * with the value attached to its option), never through a shell, so there is
+ * no quoting to get wrong; `"{name?}"` drops the element when the argument is
+ * absent. A path argument starting with "-" is refused so it cannot be read as
+ * an option.
  *
  * It deliberately does not run anything (run.ts does) and does not interpret
  * argument meaning beyond paths.
@@ -83,20 +85,33 @@ function scalar(tool: ToolManifest, name: string, value: unknown): string {
   throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
 }
 
-/** Check the arguments and build the argv: "{name}" elements become the checked value, nothing else changes. */
+// One placeholder element: an optional "--option=" prefix, the argument name, "?" when it may be absent.
+const PLACEHOLDER = /^(--[A-Za-z0-9][A-Za-z0-9-]*=)?\{([A-Za-z_][A-Za-z0-9_]*)(\?)?\}$/;
+
+/**
+ * Check the arguments and build the argv: "{name}" elements become the checked value and
+ * "--opt={name}" the option with the value attached (still one element, so the value can never be
+ * read as an option of its own); an element marked "{name?}" is dropped when the argument is absent.
+ */
 export async function buildArgv(tool: ToolManifest, args: Record<string, unknown>, root: string): Promise<string[]> {
   checkArgs(tool, args);
   const paths = new Map<string, string>();
   for (const name of tool.path_args) {
     if (name in args) paths.set(name, await confinePath(tool, name, args[name], root));
   }
-  return tool.command.map((element) => {
-    const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(element);
-    if (!m) return element;
-    const name = m[1]!;
-    if (!(name in args) || args[name] === undefined) {
-      throw refuse(tool, `the command uses {${name}} but no argument "${name}" was given; pass it, or mark it required in input_schema`);
+  const argv: string[] = [];
+  for (const element of tool.command) {
+    const m = PLACEHOLDER.exec(element);
+    if (!m) {
+      argv.push(element);
+      continue;
     }
-    return paths.get(name) ?? scalar(tool, name, args[name]);
-  });
+    const [, prefix = '', name, optional] = m as unknown as [string, string | undefined, string, string | undefined];
+    if (!(name in args) || args[name] === undefined) {
+      if (optional) continue;
+      throw refuse(tool, `the command uses {${name}} but no argument "${name}" was given; pass it, mark it required in input_schema, or write {${name}?} in the command`);
+    }
+    argv.push(prefix + (paths.get(name) ?? scalar(tool, name, args[name])));
+  }
+  return argv;
 }

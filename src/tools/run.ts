@@ -57,7 +57,7 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   const argv = await buildArgv(tool, args, ctx.root);
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
-    writable: [ctx.workDir], ...(ctx.signal ? { signal: ctx.signal } : {}),
+    writable: [ctx.workDir], ...(ctx.signal ? { signal: ctx.signal } : {}), ...(tool.host_view ? { share: tool.host_view } : {}),
   });
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
   if (r.canceled) throw abortReason(ctx.signal);

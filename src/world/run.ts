@@ -27,7 +27,7 @@ import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type IsolationLevel, type WorldCapabilities, worldCapabilities, wrapArgv } from './sandbox.js';
+import { type HostView, type IsolationLevel, type WorldCapabilities, worldCapabilities, wrapArgv } from './sandbox.js';
 
 export interface WorldRequest {
   argv: string[];
@@ -43,6 +43,8 @@ export interface WorldRequest {
   signal?: AbortSignal;
   /** paths that stay writable when the filesystem is read-only; default [cwd] */
   writable?: string[];
+  /** namespaces left as the host's for this run (a tool's `host_view`); default none */
+  share?: readonly HostView[];
 }
 
 export interface WorldResult {
@@ -147,7 +149,7 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: true,
       stdout: '', stderr: '', failed: true, cause: 'canceled before start' };
   }
-  const [file, ...args] = wrapArgv(caps, req.argv, req.writable ?? [req.cwd], req.cwd);
+  const [file, ...args] = wrapArgv(caps, req.argv, req.writable ?? [req.cwd], req.cwd, req.share);
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

@@ -26,6 +26,10 @@
  * must list only `lo`, and /proc must show only the sandbox's processes. A
  * wrapper that does not deliver is skipped, never half-trusted.
  *
+ * A tool whose whole point is to look at the machine (ps, ip) names the
+ * namespaces it must share in its manifest's `host_view` ("pid", "net"):
+ * wrapArgv then leaves exactly those as the host's and keeps the rest.
+ *
  * Not enforced at any level: CPU and memory limits (no cgroup delegation is
  * assumed), reads of world-readable files, and — with unshare — writes to
  * device nodes under /dev (a read-only mount does not stop them; run the
@@ -75,17 +79,28 @@ const PRELUDE = [
   'exec "$@"',
 ].join('\n');
 
-/** Wrap an argv so it runs at the given isolation level with `writable` as the only writable paths. */
-export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], writable: readonly string[], cwd: string): string[] {
+/** Namespaces a caller may ask to share with the host (a tool's `host_view`): its processes, its network. */
+export type HostView = 'pid' | 'net';
+
+/**
+ * Wrap an argv so it runs at the given isolation level with `writable` as the only writable paths.
+ * A namespace named in `share` is left as the host's: "pid" keeps the host's /proc and process
+ * tree (ps sees every process), "net" the host's interfaces and routes (and so its network).
+ */
+export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], writable: readonly string[], cwd: string, share: readonly HostView[] = []): string[] {
   const bin = caps.wrapperPath;
+  const net = share.includes('net') ? [] : null;
+  const pid = share.includes('pid') ? [] : null;
   if (caps.level === 'none' || bin === null) return [...argv];
-  if (caps.level === 'network') return [bin, '-r', '-n', '--', ...argv];
+  if (caps.level === 'network') return net ? [...argv] : [bin, '-r', '-n', '--', ...argv];
   if (caps.wrapper === 'bwrap') {
     const binds = writable.flatMap((w) => ['--bind', w, w]);
-    return [bin, '--unshare-all', '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev',
-      '--proc', '/proc', ...binds, '--chdir', cwd, '--', ...argv];
+    const spaces = ['--unshare-user-try', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      ...(pid ?? ['--unshare-pid']), ...(net ?? ['--unshare-net'])];
+    return [bin, ...spaces, '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev',
+      ...(pid ?? ['--proc', '/proc']), ...binds, '--chdir', cwd, '--', ...argv];
   }
-  return [bin, '-r', '-n', '-m', '--pid', '--fork', '--kill-child', '--mount-proc', '--',
+  return [bin, '-r', ...(net ?? ['-n']), '-m', ...(pid ?? ['--pid', '--fork', '--kill-child', '--mount-proc']), '--',
     '/bin/sh', '-c', PRELUDE, 'world', String(writable.length), ...writable, ...argv];
 }
 

@@ -1,0 +1,152 @@
+// The shipped tool catalog a planner retrieves over: every tool says what it reads (description),
+// when it is the right one in an admin's words (when) and what it reduces to (fact_schema), and
+// every argument is held by its input_schema so it can never become an option or a path trick.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/load.js';
+import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
+import { buildArgv } from '../../src/tools/args.js';
+import { ProviderError } from '../../src/adapters/types.js';
+import { wrapArgv, NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
+import { makeRoot, put, REPO } from '../helpers/root.js';
+
+const loaded = loadRoot(REPO);
+const tools = loaded.documents.tools;
+const tool = (name: string): ToolManifest => tools[name]!;
+
+/** The refusal a call gets, or null when it builds. */
+async function refusal(name: string, args: Record<string, unknown>): Promise<string | null> {
+  try {
+    await buildArgv(tool(name), args, REPO);
+    return null;
+  } catch (err) {
+    if (err instanceof ProviderError) return err.message;
+    throw err;
+  }
+}
+
+function issuesOf(root: string): ManifestIssue[] {
+  try {
+    loadRoot(root);
+    return [];
+  } catch (err) {
+    if (err instanceof ManifestError) return err.issues;
+    throw err;
+  }
+}
+
+describe('the shipped tool catalog', () => {
+  it('ships at least ten read-only tools, each with a one-line description and when, and a fact_schema (read_file aside)', () => {
+    expect(Object.keys(tools).length).toBeGreaterThanOrEqual(10);
+    for (const t of Object.values(tools)) {
+      expect(t.effect, t.name).toBe('read_only');
+      expect(t.trust_out, t.name).toBe('T1');
+      for (const line of [t.description, t.when]) {
+        expect(line, `${t.name}: description and when are required`).toBeTruthy();
+        expect(line!.length, `${t.name}: "${line}" is too long for a small model's prompt`).toBeLessThanOrEqual(120);
+        expect(line, `${t.name}: one line`).not.toMatch(/\n/);
+      }
+      if (t.name === 'read_file') expect(t.fact_schema).toBeUndefined();
+      else expect(t.fact_schema, `${t.name} needs a fact_schema`).toBeTruthy();
+    }
+  });
+
+  it('every fact_schema is produced by a shipped code provider, so each tool reduces without a model', () => {
+    const codeSchemas = new Set(Object.values(loaded.documents.providers).filter((p) => p.kind === 'code').flatMap((p) => p.schemas ?? []));
+    for (const t of Object.values(tools)) if (t.fact_schema) expect(codeSchemas.has(t.fact_schema), `${t.name} -> ${t.fact_schema}`).toBe(true);
+  });
+
+  it('every input_schema is a closed object and every string argument is bounded by a pattern, enum or read_paths', () => {
+    for (const t of Object.values(tools)) {
+      const s = t.input_schema as { type?: string; additionalProperties?: boolean; properties?: Record<string, Record<string, unknown>> };
+      expect(s.type, t.name).toBe('object');
+      expect(s.additionalProperties, t.name).toBe(false);
+      for (const [name, p] of Object.entries(s.properties ?? {})) {
+        if (p.type !== 'string') continue;
+        expect(Boolean(p.pattern || p.enum || t.path_args.includes(name)), `${t.name}.${name}`).toBe(true);
+      }
+    }
+  });
+
+  it('an old tool manifest without when or fact_schema still loads', () => {
+    const old = JSON.parse(readFileSync(join(REPO, 'manifests/tools/capture_df.json'), 'utf8')) as Record<string, unknown>;
+    delete old.when;
+    delete old.fact_schema;
+    expect(toolManifestSchema.safeParse(old).success).toBe(true);
+  });
+
+  it('a fact_schema that does not exist, or that the reducer cannot produce, is a load error naming the file and the fix', () => {
+    const root = makeRoot('pico-catalog-');
+    const base = JSON.parse(readFileSync(join(REPO, 'manifests/tools/capture_df.json'), 'utf8')) as Record<string, unknown>;
+    put(root, 'manifests/tools/capture_df.json', { ...base, fact_schema: 'disk_usge@1' });
+    put(root, 'manifests/schemas/orphan@1.json', { $id: 'orphan@1', type: 'object' });
+    put(root, 'manifests/tools/memory_usage.json', { ...JSON.parse(readFileSync(join(REPO, 'manifests/tools/memory_usage.json'), 'utf8')), fact_schema: 'orphan@1' });
+    const issues = issuesOf(root);
+    expect(issues).toContainEqual(expect.objectContaining({ file: 'manifests/tools/capture_df.json', path: 'fact_schema', message: 'schema "disk_usge@1" does not exist' }));
+    expect(issues).toContainEqual(expect.objectContaining({ file: 'manifests/tools/memory_usage.json', path: 'fact_schema', fix: expect.stringMatching(/add "orphan@1" to "schemas" in manifests\/capabilities\/extract@1.json/) }));
+  });
+});
+
+describe('arguments become whole argv elements', () => {
+  it('journal_window attaches each given value to its option and drops the absent ones', async () => {
+    const argv = await buildArgv(tool('journal_window'), { since: '-2h', unit: 'nginx.service', boot: -1 }, REPO);
+    expect(argv.slice(4)).toEqual(['--since=-2h', '--unit=nginx.service', '--boot=-1']);
+    expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+  });
+
+  it('a time window, unit or priority that could become an option or a glob is refused before anything runs', async () => {
+    for (const args of [{ since: '--output=json' }, { since: '1h; rm -rf /' }, { unit: '-h' }, { unit: '../../etc/passwd' }, { unit: 'ng*' }, { priority: 'everything' }, { boot: 1 }, { lines: 10 }]) {
+      expect(await refusal('journal_window', args), JSON.stringify(args)).toMatch(/arguments do not fit input_schema/);
+    }
+    expect(await refusal('journal_window', { since: 'yesterday', until: '2024-03-03 14:00' })).toBeNull();
+    expect(await refusal('journal_window', { since: '30 min ago' })).toBeNull();
+  });
+
+  it('unit_status needs a unit and puts it after "--"', async () => {
+    expect(await refusal('unit_status', {})).toMatch(/input_schema/);
+    const argv = await buildArgv(tool('unit_status'), { unit: 'mnt-data.mount' }, REPO);
+    expect(argv.slice(-2)).toEqual(['--', 'mnt-data.mount']);
+  });
+
+  it('file_stat stats only paths inside its read_paths, after symlinks', async () => {
+    expect(await refusal('file_stat', { path: '/root/.ssh/id_ed25519' })).toMatch(/outside read_paths|cannot be resolved/);
+    expect(await refusal('file_stat', { path: '--help' })).toMatch(/could be read as an option/);
+    const argv = await buildArgv(tool('file_stat'), { path: 'examples/data/df.txt' }, REPO);
+    expect(argv.at(-1)).toBe(join(REPO, 'examples/data/df.txt'));
+  });
+
+  it('load_top sorts by cpu or mem only', async () => {
+    expect(await refusal('load_top', { sort: 'pid' })).toMatch(/input_schema/);
+    expect((await buildArgv(tool('load_top'), {}, REPO)).at(-1)).toBe('load_top');
+    expect((await buildArgv(tool('load_top'), { sort: 'mem' }, REPO)).at(-1)).toBe('mem');
+  });
+});
+
+describe('host_view: a tool that looks at the machine shares exactly the namespaces it names', () => {
+  const unshare: WorldCapabilities = { ...NO_ISOLATION, level: 'full', wrapper: 'unshare', wrapperPath: '/usr/bin/unshare' };
+  const bwrap: WorldCapabilities = { ...NO_ISOLATION, level: 'full', wrapper: 'bwrap', wrapperPath: '/usr/bin/bwrap' };
+  const head = (caps: WorldCapabilities, share: ('pid' | 'net')[]) => {
+    const argv = wrapArgv(caps, ['ps'], ['/w'], '/w', share);
+    return argv.slice(0, argv.indexOf('--'));
+  };
+
+  it('unshare keeps the pid namespace for "pid" and the network for "net", and isolates the rest', () => {
+    expect(head(unshare, [])).toEqual(['/usr/bin/unshare', '-r', '-n', '-m', '--pid', '--fork', '--kill-child', '--mount-proc']);
+    expect(head(unshare, ['pid'])).toEqual(['/usr/bin/unshare', '-r', '-n', '-m']);
+    expect(head(unshare, ['net'])).toEqual(['/usr/bin/unshare', '-r', '-m', '--pid', '--fork', '--kill-child', '--mount-proc']);
+  });
+
+  it('bwrap drops only --unshare-pid (and its private /proc) or --unshare-net', () => {
+    expect(head(bwrap, ['pid'])).toContain('--unshare-net');
+    expect(head(bwrap, ['pid'])).not.toContain('--unshare-pid');
+    expect(head(bwrap, ['pid'])).not.toContain('--proc');
+    expect(head(bwrap, ['net'])).toEqual(expect.arrayContaining(['--unshare-pid', '--proc']));
+    expect(head(bwrap, ['net'])).not.toContain('--unshare-net');
+  });
+
+  it('only load_top (pid) and network (net) ask for a host view', () => {
+    const asking = Object.values(tools).filter((t) => t.host_view?.length).map((t) => [t.name, t.host_view]);
+    expect(asking).toEqual([['load_top', ['pid']], ['network', ['net']]]);
+  });
+});
