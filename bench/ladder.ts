@@ -12,8 +12,12 @@ import { jsonEqual } from '../src/ladder/rungs/enum.js';
 import type { BenchRow } from './types.js';
 
 // the shared folder beside the repository; from dist/bench/ that is one level further up
-const CORPUS = [new URL('../../shared/corpora/ladder-dev.json', import.meta.url), new URL('../../../shared/corpora/ladder-dev.json', import.meta.url)]
-  .map((u) => fileURLToPath(u)).find((p) => existsSync(p)) ?? fileURLToPath(new URL('../../shared/corpora/ladder-dev.json', import.meta.url));
+function corpusPath(name: string): string {
+  return [new URL(`../../shared/corpora/${name}`, import.meta.url), new URL(`../../../shared/corpora/${name}`, import.meta.url)]
+    .map((u) => fileURLToPath(u)).find((p) => existsSync(p)) ?? fileURLToPath(new URL(`../../shared/corpora/${name}`, import.meta.url));
+}
+const CORPUS = corpusPath('ladder-dev.json');
+const TOOLCALLS = corpusPath('toolcalls-dev.json');
 
 const schema = compileSchema({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -65,6 +69,25 @@ function corpusRates(): BenchRow[] {
   return [...tally].map(([cat, [pass, total]]) => ({ group: 'ladder', name: `dev corpus pass rate: ${cat}`, value: Math.round((pass / total) * 1000) / 1000, unit: 'ratio', note: `${pass}/${total}${cat === 'all' ? ', goal >= 0.95' : ''}` }));
 }
 
+/**
+ * Outputs per second over every case of a corpus (schemas compiled once, as
+ * the runtime compiles a manifest's schema once): real small-model text, with
+ * its refusals, which cost as much as its acceptances.
+ */
+function corpusThroughput(path: string, ms: number): number | null {
+  if (!existsSync(path)) return null;
+  const cases = (JSON.parse(readFileSync(path, 'utf8')) as { id: string; input: string; schema: object }[]).map((c) => ({ text: c.input, schema: compileSchema(c.schema, c.id) }));
+  for (const c of cases) runLadder({ text: c.text }, c.schema);
+  let n = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (const c of cases) { runLadder({ text: c.text }, c.schema); n++; }
+    now = performance.now();
+  }
+  return Math.round(n / ((now - start) / 1000));
+}
+
 /** All ladder rows. */
 export async function benchLadder(): Promise<BenchRow[]> {
   const mix = [...STRICT, ...STRICT, ...FENCED, ...REPAIRED];
@@ -73,6 +96,17 @@ export async function benchLadder(): Promise<BenchRow[]> {
     { group: 'ladder', name: 'throughput, strict valid small objects', value: throughput(STRICT, 500), unit: 'outputs/s' },
     { group: 'ladder', name: 'throughput, fenced small objects', value: throughput(FENCED, 500), unit: 'outputs/s' },
     { group: 'ladder', name: 'throughput, syntax + key + type repairs', value: throughput(REPAIRED, 500), unit: 'outputs/s' },
+    ...corpusRows(),
     ...corpusRates(),
   ];
+}
+
+/** Throughput over each corpus, when the shared folder is there. */
+function corpusRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  const tools = corpusThroughput(TOOLCALLS, 1000);
+  if (tools !== null) rows.push({ group: 'ladder', name: 'throughput, toolcalls-dev corpus (real gemma/Qwen tool-call text, 157 cases)', value: tools, unit: 'outputs/s', note: 'goal >= 20000 on one core' });
+  const dev = corpusThroughput(CORPUS, 500);
+  if (dev !== null) rows.push({ group: 'ladder', name: 'throughput, ladder-dev corpus (181 cases)', value: dev, unit: 'outputs/s' });
+  return rows;
 }

@@ -8,6 +8,8 @@
  *   {"NAME": {ARGS}}                      the name as the only key
  *   NAME(a=1, b='x'), [NAME(...)]         Python call syntax (scan.ts reads it)
  *   NAME {ARGS}, NAME: {ARGS}             a name written just before its arguments
+ *   Action: NAME / Action Input: {ARGS}   ReAct
+ *   print(NAME(...))                      a call wrapped in an unknown one (Gemma's tool_code)
  *   <tool_call>…</tool_call>, <|python_tag|>…, <function=NAME>{ARGS}</function>
  *
  * A list counts only when every element is a call: `["a", "b"]` or
@@ -17,7 +19,7 @@
  * which tools exist; toolcall.ts decides that.
  */
 import type { Fix } from './fixes.js';
-import { sameName } from './match.js';
+import { foldName, sameName } from './match.js';
 import type { Found } from './read/candidates.js';
 import { PyCall } from './read/scan.js';
 
@@ -35,18 +37,25 @@ export interface RawCall {
 export const NAME_KEYS = ['name', 'tool', 'function', 'tool_name', 'function_name', 'func', 'action'];
 export const ARG_KEYS = ['arguments', 'args', 'parameters', 'params', 'input', 'kwargs', 'action_input'];
 const LIST_KEYS = ['tool_calls', 'calls', 'function_calls', 'tools'];
+const FOLDED_LISTS = new Set(LIST_KEYS.map(foldName));
+const ENVELOPE = new Set([...ARG_KEYS, ...NAME_KEYS, ...LIST_KEYS].map(foldName));
 type Obj = Record<string, unknown>;
 
 /** The calls one read value holds, or null when it holds none (or is not made only of calls). */
-export function callsIn(value: unknown, fixes: Fix[] = []): RawCall[] | null {
+export function callsIn(value: unknown, fixes: Fix[] = [], known: readonly string[] = []): RawCall[] | null {
   if (value instanceof PyCall) {
+    const inner = value.positional[0];
+    if (inner instanceof PyCall && value.positional.length === 1 && value.keywords.length === 0 && !known.includes(value.name)) {
+      // print(get_weather(city="Oslo")) — Gemma's tool_code blocks wrap the call in another
+      return callsIn(inner, [...fixes, { rung: 'shape', text: `read the call inside ${value.name}(…)` }], known);
+    }
     return [{ name: value.name, args: Object.fromEntries(value.keywords), positional: value.positional, fixes }];
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return [];
     const out: RawCall[] = [];
     for (const item of value) {
-      const inner = callsIn(item, fixes);
+      const inner = callsIn(item, fixes, known);
       if (!inner || inner.length === 0) return null;
       out.push(...inner);
     }
@@ -56,19 +65,21 @@ export function callsIn(value: unknown, fixes: Fix[] = []): RawCall[] | null {
   if (value === null || typeof value !== 'object') return null;
   const obj = value as Obj;
   const keys = Object.keys(obj);
-  const listKey = keys.find((k) => sameName(k, LIST_KEYS) !== null && Array.isArray(obj[k]));
-  if (listKey) return callsIn(obj[listKey], [...fixes, { rung: 'shape', text: `read the calls from ${listKey}` }]);
-  const nameKey = pickKey(obj, NAME_KEYS);
+  const folded = keys.map(foldName);
+  const listAt = folded.findIndex((k, i) => FOLDED_LISTS.has(k) && Array.isArray(obj[keys[i]!]));
+  const listKey = listAt >= 0 ? keys[listAt] : undefined;
+  if (listKey) return callsIn(obj[listKey], [...fixes, { rung: 'shape', text: `read the calls from ${listKey}` }], known);
+  const nameKey = pickKey(keys, folded, NAME_KEYS);
   if (nameKey !== undefined) {
     const name = obj[nameKey];
-    const argKey = pickKey(obj, ARG_KEYS);
+    const argKey = pickKey(keys, folded, ARG_KEYS);
     if (name !== null && typeof name === 'object' && !Array.isArray(name)) {
-      return callsIn(name, [...fixes, { rung: 'shape', text: `read the call inside ${nameKey}` }]);
+      return callsIn(name, [...fixes, { rung: 'shape', text: `read the call inside ${nameKey}` }], known);
     }
     const renamed = nameKey === 'name' && (argKey === undefined || argKey === 'arguments') ? [] : [{ rung: 'shape' as const, text: `read the call from ${nameKey}/${argKey ?? '(no arguments)'}` }];
     return [{ name, args: argKey === undefined ? undefined : obj[argKey], positional: [], fixes: [...fixes, ...renamed] }];
   }
-  if (keys.length === 1 && sameName(keys[0]!, [...ARG_KEYS, ...NAME_KEYS, ...LIST_KEYS]) === null) {
+  if (keys.length === 1 && !ENVELOPE.has(folded[0]!)) {
     const inner = obj[keys[0]!];
     if (inner !== null && typeof inner === 'object' && !Array.isArray(inner) && !(inner instanceof PyCall)) {
       return [{ name: keys[0], args: inner, positional: [], fixes: [...fixes, { rung: 'shape', text: 'read the tool name from the only key' }], guessedName: true }];
@@ -80,7 +91,8 @@ export function callsIn(value: unknown, fixes: Fix[] = []): RawCall[] | null {
 /** A name written just before an arguments object (`NAME {…}`, `NAME:\n{…}`), when it names a known tool. */
 export function namedBefore(found: Found, known: readonly string[]): RawCall | null {
   if (found.value === null || typeof found.value !== 'object' || Array.isArray(found.value) || found.value instanceof PyCall) return null;
-  const m = /([A-Za-z_][\w.]*)\s*:?\s*$/.exec(found.before);
+  // NAME {…}, NAME:\n{…}, >>>NAME\n{…}, or ReAct's "Action: NAME\nAction Input: {…}"
+  const m = /Action\s*:\s*([A-Za-z_][\w.]*)\s*\n\s*Action[ _]Input\s*:\s*$/i.exec(found.before) ?? /([A-Za-z_][\w.]*)\s*:?\s*$/.exec(found.before);
   if (!m) return null;
   const name = known.includes(m[1]!) ? m[1]! : sameName(m[1]!, known);
   if (!name) return null;
@@ -93,12 +105,13 @@ export function rewriteFunctionTags(text: string): string {
   return text.replace(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g, (_, name: string, args: string) => `{"name": ${JSON.stringify(name)}, "arguments": ${args.trim() === '' ? '{}' : args}}`);
 }
 
-/** The first key of `obj` that names one of `names` (case and separators aside), in the order of `names`. */
-function pickKey(obj: Obj, names: readonly string[]): string | undefined {
-  const keys = Object.keys(obj);
+/** The first key that names one of `names` (case and separators aside), in the order of `names`. */
+function pickKey(keys: readonly string[], folded: readonly string[], names: readonly string[]): string | undefined {
   for (const n of names) {
-    const hit = keys.find((k) => k === n) ?? keys.find((k) => sameName(k, [n]) !== null);
-    if (hit !== undefined) return hit;
+    const exact = keys.indexOf(n);
+    if (exact >= 0) return n;
+    const near = folded.indexOf(foldName(n));
+    if (near >= 0) return keys[near];
   }
   return undefined;
 }

@@ -31,10 +31,31 @@ export function isRangeKeyword(keyword: string): boolean {
 /** A short rendering of a value for an error message. */
 export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
+  const text = preview(value, 60);
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   const clipped = text.length > 60 ? text.slice(0, 57) + '...' : text;
   return kind === 'object' || kind === 'array' ? `${kind} ${clipped}` : kind === 'null' ? 'null' : `${kind} ${clipped}`;
+}
+
+/** JSON text of `value`, cut after about `max` characters, safe for any depth (a hostile value cannot overflow the stack). */
+export function preview(value: unknown, max: number): string {
+  let out = '';
+  const walk = (v: unknown, depth: number): void => {
+    if (out.length > max) return;
+    if (v === null || typeof v !== 'object') { out += JSON.stringify(v) ?? 'null'; return; }
+    if (depth > 16) { out += '…'; return; }
+    if (Array.isArray(v)) {
+      out += '[';
+      v.forEach((x, i) => { if (out.length <= max) { if (i) out += ','; walk(x, depth + 1); } });
+      out += ']';
+      return;
+    }
+    out += '{';
+    Object.keys(v).forEach((k, i) => { if (out.length <= max) { out += `${i ? ',' : ''}${JSON.stringify(k)}:`; walk((v as Record<string, unknown>)[k], depth + 1); } });
+    out += '}';
+  };
+  walk(value, 0);
+  return out.length > max ? out.slice(0, max) + '...' : out;
 }
 
 /** One Ajv error as "/path: what was wrong, got what". */

@@ -16,7 +16,7 @@ import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks/index.js';
 import { costOf, fixTexts } from './fixes.js';
-import { proseScalar } from './read/prose.js';
+import { numberOf, proseScalar } from './read/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
 import { takeRaw, wantsString } from './rungs/raw.js';
@@ -69,6 +69,11 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     return settleAttempt({ ...takeRaw(text), weak: false }, schema);
   }
   let first: Settled | null = null;
+  const written = wantsNumber(schema.json) ? numberOf(text) : undefined;
+  if (written !== undefined) {
+    const settled = settleAttempt({ value: written, fixes: [{ rung: 'coerce', text: 'read a number written with thousands separators or as a fraction' }], weak: false }, schema);
+    if (settled.ok) return settled;
+  }
   for (const group of readingGroups(text, wantsArray(schema.json))) {
     let best: Settled | null = null;
     let bestCost = Infinity;
@@ -91,6 +96,12 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
   }
   return first;
+}
+
+/** True when the schema's root is a number or integer. */
+function wantsNumber(schema: Record<string, unknown>): boolean {
+  const t = schema.type;
+  return t === 'number' || t === 'integer' || (Array.isArray(t) && (t.includes('number') || t.includes('integer')) && !t.includes('string') && !t.includes('array'));
 }
 
 /** Whether the schema's root asks for an array ('yes'), admits one among anything ('maybe'), or not. */

@@ -136,21 +136,24 @@ function readCalls(text: string, set: ToolSet): Calls {
 /** The calls in the text, in order; 'no-json' when nothing in it reads as a value. */
 function findCalls(text: string, known: readonly string[]): RawCall[] | 'no-json' {
   const strict = parseStrict(text);
-  if (strict) return callsIn(strict.value) ?? [];
+  if (strict) return callsIn(strict.value, [], known) ?? [];
   const located = locate(text);
   if (located.values.length === 0) return 'no-json';
   const around = located.prose || located.fenced;
   const out: RawCall[] = [];
   const seen: { key: string; region: number }[] = [];
+  const regions = new Set(located.values.map((v) => v.region)).size;
   for (const found of located.values) {
     const extract: Fix[] = around ? [{ rung: 'extract', text: found.fenced ? 'extracted the call from a markdown fence' : 'extracted the call from surrounding text' }] : [];
-    const calls = callsIn(found.value, [...extract, ...found.fixes]) ?? (() => { const n = namedBefore(found, known); return n ? [{ ...n, fixes: [...extract, ...n.fixes] }] : null; })();
+    const calls = callsIn(found.value, [...extract, ...found.fixes], known) ?? (() => { const n = namedBefore(found, known); return n ? [{ ...n, fixes: [...extract, ...n.fixes] }] : null; })();
     if (!calls) continue;
     for (const c of calls) {
-      const key = JSON.stringify([c.name, c.args, c.positional]);
-      // the same call written twice in different places (a prose mention and its fence) is one call
-      if (seen.some((s) => s.key === key && s.region !== found.region)) continue;
-      seen.push({ key, region: found.region });
+      if (regions > 1) {
+        // the same call written twice in different places (a prose mention and its fence) is one call
+        const key = JSON.stringify([c.name, c.args, c.positional]);
+        if (seen.some((s) => s.key === key && s.region !== found.region)) continue;
+        seen.push({ key, region: found.region });
+      }
       out.push(c);
     }
   }

@@ -13,6 +13,7 @@
  * nothing of schemas.
  */
 import { readValueAt } from './scan.js';
+import { parseStrict } from '../rungs/strict.js';
 import type { Fix } from '../fixes.js';
 
 export interface Found {
@@ -50,7 +51,16 @@ export function locate(text: string): Located {
   const values: Found[] = [];
   let outside = text;
   let regions = 0;
-  const fenced = text.includes('```');
+  let fenced = text.includes('```');
+  if (fenced) {
+    // a fence inside one value that is the whole text (a code block as a string value) is no fence
+    const lead = text.search(/\S/);
+    if (text[lead] === '{' || text[lead] === '[') {
+      const whole = readValueAt(text, lead);
+      const jsonFence = [...text.matchAll(FENCE)].some((m) => parseStrict((m[1] ?? '').trim()) !== undefined);
+      if (whole.ok && text.slice(whole.end).trim() === '' && !jsonFence) fenced = false;
+    }
+  }
   if (fenced) {
     const pieces: string[] = [];
     let cursor = 0;

@@ -24,13 +24,14 @@ export function foldText(text: string): string {
 
 /** The value a number written by a person stands for: "12,111.123", "1/5", "-3"; undefined when it is not one. */
 export function numberOf(text: string): number | undefined {
-  const t = text.trim();
+  const t = text.trim().replace(/^([-+]?)[$€£¥]\s?/, '$1');
   const frac = /^([-+]?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(t);
   if (frac) {
     const d = Number(frac[2]);
     return d === 0 ? undefined : Number(frac[1]) / d;
   }
   if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(t)) return Number(t.replace(/,/g, ''));
+  if (t !== text.trim() && /^[-+]?(?:\d+\.?\d*|\.\d+)$/.test(t)) return Number(t);
   return undefined;
 }
 

@@ -467,7 +467,7 @@ class Reader {
     j = this.tokenAt(j);
     const c = s[j];
     if (c === undefined) return false;
-    if (c === '"' || c === "'") {
+    if (c === '"' || c === "'" || c === '`') {
       const end = s.indexOf(c, j + 1);
       if (end < 0) return false;
       const nl = s.indexOf('\n', j + 1);
@@ -664,5 +664,6 @@ export function dedent(text: string): string {
 
 /** Set an own property, also for "__proto__". */
 function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
 }
