@@ -17,6 +17,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileSchema, loadSchemaFile, runLadder } from '../ladder/index.js';
 import type { LadderResult } from '../ladder/types.js';
+import { scoreCase } from '../ladder/score.js';
 
 const options = {
   schema: { type: 'string' },
@@ -29,7 +30,7 @@ const options = {
 
 const USAGE = 'usage: pico ladder --schema FILE [--source FILE] [--json] [--root DIR] < text\n       pico ladder --corpus FILE [--json] [--root DIR]';
 
-interface CorpusCase { id: string; category?: string; input: string; schema: Record<string, unknown> }
+interface CorpusCase { id: string; category?: string; input: string; schema: Record<string, unknown>; expected?: unknown; expected_error?: boolean; allowed?: Record<string, unknown[]> }
 
 /** Entry point of `pico ladder`. */
 export async function main(argv: string[]): Promise<number> {
@@ -67,23 +68,41 @@ function runCorpus(path: string, json: boolean): number {
     throw new Error(`corpus file ${path}: ${(err as Error).message}`);
   }
   const out: Record<string, unknown>[] = [];
-  const byCategory: Record<string, { cases: number; ok: number }> = {};
+  const byCategory: Record<string, { cases: number; accepted: number; refused: number; right?: number }> = {};
+  let scored = 0;
+  let right = 0;
   for (const c of cases) {
     if (typeof c?.input !== 'string' || c.schema === null || typeof c.schema !== 'object') {
       throw new Error(`corpus file ${path}: case ${JSON.stringify(c?.id)} needs a string "input" and an object "schema"`);
     }
     const r = runLadder({ text: c.input }, compileSchema(c.schema, c.id));
-    out.push(r.ok ? { id: c.id, ok: true, value: r.value, fixes: r.fixes, confidence: r.confidence } : { id: c.id, ok: false, kind: r.kind, level: r.level, error: r.error, fixes: r.fixes });
-    const cat = (byCategory[c.category ?? 'uncategorised'] ??= { cases: 0, ok: 0 });
+    const row: Record<string, unknown> = r.ok
+      ? { id: c.id, ok: true, value: r.value, fixes: r.fixes, confidence: r.confidence }
+      : { id: c.id, ok: false, kind: r.kind, level: r.level, ...(r.code ? { code: r.code } : {}), error: r.error, fixes: r.fixes };
+    const verdict = scoreCase(c, r);
+    if (verdict !== null) row.right = verdict;
+    out.push(row);
+    const label = (c.category ?? 'uncategorised') + (c.expected_error ? ' (refuse)' : '');
+    const cat = (byCategory[label] ??= { cases: 0, accepted: 0, refused: 0 });
     cat.cases++;
-    if (r.ok) cat.ok++;
+    if (r.ok) cat.accepted++;
+    else cat.refused++;
+    if (verdict !== null) {
+      scored++;
+      cat.right = (cat.right ?? 0) + (verdict ? 1 : 0);
+      if (verdict) right++;
+    }
   }
   const accepted = out.filter((c) => c.ok).length;
-  const summary = { cases: out.length, accepted, refused: out.length - accepted, by_category: byCategory };
+  const summary = { cases: out.length, accepted, refused: out.length - accepted, by_category: byCategory, ...(scored ? { scored, right } : {}) };
   if (json) process.stdout.write(JSON.stringify({ cases: out, summary }, null, 2) + '\n');
   else {
-    for (const c of out) process.stdout.write(`${c.ok ? 'ok     ' : 'refused'} ${String(c.id)}${c.ok ? '' : `: ${String(c.error)}`}\n`);
-    process.stdout.write(`${summary.cases} cases: ${accepted} accepted, ${summary.refused} refused\n`);
+    for (const c of out) process.stdout.write(`${c.ok ? 'ok     ' : 'refused'} ${c.right === false ? 'WRONG ' : ''}${String(c.id)}${c.ok ? '' : `: ${String(c.error)}`}\n`);
+    process.stdout.write('\ncategory                       cases  accepted  refused  right\n');
+    for (const [name, cat] of Object.entries(byCategory)) {
+      process.stdout.write(`${name.padEnd(30)} ${String(cat.cases).padStart(5)}  ${String(cat.accepted).padStart(8)}  ${String(cat.refused).padStart(7)}  ${cat.right === undefined ? '    -' : String(cat.right).padStart(5)}\n`);
+    }
+    process.stdout.write(`${summary.cases} cases: ${accepted} accepted, ${summary.refused} refused${scored ? `; ${right} of ${scored} right (scored as the corpora README says)` : ''}\n`);
   }
   return 0;
 }

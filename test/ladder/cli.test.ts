@@ -46,7 +46,7 @@ describe('pico ladder', () => {
     expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, kind: 'crosscheck', level: 4 });
   });
 
-  it('--corpus prints every case and a summary without scoring against expected', async () => {
+  it('--corpus prints every case, per-category accepted / refused counts, and the score against expected', async () => {
     const dir = tempDir('pico-ladder-cli-');
     const corpus = [
       { id: 'a', category: 'strict', input: '{"x": 1}', schema: { type: 'object' }, expected: { x: 1 } },
@@ -59,7 +59,26 @@ describe('pico ladder', () => {
     const out = JSON.parse(r.stdout);
     expect(out.cases.map((c: { id: string; ok: boolean }) => [c.id, c.ok])).toEqual([['a', true], ['b', false], ['c', true]]);
     expect(out.cases[1].error).toContain('no JSON value found');
-    expect(out.summary).toMatchObject({ cases: 3, accepted: 2, refused: 1 });
+    expect(out.summary).toMatchObject({ cases: 3, accepted: 2, refused: 1, scored: 3, right: 2 });
+    expect(out.summary.by_category).toEqual({ strict: { cases: 2, accepted: 2, refused: 0, right: 1 }, 'reject (refuse)': { cases: 1, accepted: 0, refused: 1, right: 1 } });
+    expect(out.cases.map((c: { right: boolean }) => c.right)).toEqual([true, true, false]);
+    const human = await inProcess(['--corpus', join(dir, 'corpus.json')]);
+    expect(human.stdout).toContain('3 cases: 2 accepted, 1 refused; 2 of 3 right');
+    expect(human.stdout).toMatch(/strict\s+2\s+2\s+0\s+1/);
+  });
+
+  it('--corpus sends a tool-call case through the tool-call path and prints the call under the schema key names', async () => {
+    const dir = tempDir('pico-ladder-cli-');
+    const args = { type: 'object', required: ['city'], additionalProperties: false, properties: { city: { type: 'string' } } };
+    const schema = { anyOf: [{ type: 'object', properties: { tool: { const: 'get_weather' }, arguments: args }, required: ['tool', 'arguments'] }] };
+    const corpus = [
+      { id: 'py', category: 'tool-call', input: '[get_weather(city="Oslo")]', schema, expected: { tool: 'get_weather', arguments: { city: 'Oslo' } } },
+      { id: 'two', category: 'tool-call', input: '[get_weather(city="Oslo"), get_weather(city="Bergen")]', schema, expected_error: true },
+    ];
+    writeFileSync(join(dir, 'calls.json'), JSON.stringify(corpus));
+    const out = JSON.parse((await inProcess(['--corpus', join(dir, 'calls.json'), '--json'])).stdout);
+    expect(out.cases[0]).toMatchObject({ ok: true, value: { tool: 'get_weather', arguments: { city: 'Oslo' } }, right: true });
+    expect(out.cases[1]).toMatchObject({ ok: false, code: 'extra_calls', right: true });
   });
 
   it('a missing --schema is a usage error (exit 2) that names the flag', async () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compileSchema, readToolCall, runLadder, toolSetOf, toolsFromSchema } from '../../src/ladder/index.js';
 import type { ToolCallResult } from '../../src/ladder/toolcall.js';
+import { scoreCase } from '../../src/ladder/score.js';
 
 const weather = compileSchema({
   type: 'object',
@@ -152,18 +153,6 @@ interface Case { id: string; input: string; schema: Record<string, unknown>; exp
 const present = existsSync(CORPUS);
 if (!present) console.warn(`toolcalls corpus tests skipped: ${CORPUS} is absent (it lives in the shared folder beside the repo)`);
 
-/** The corpus README's rule: the name equal, every given argument in its allowed list, every absent one allowed to be absent. */
-function rightCall(c: Case, value: unknown): boolean {
-  const v = value as { name?: unknown; arguments?: Record<string, unknown> } | null;
-  if (!v || v.name !== c.expected!.name || !v.arguments) return false;
-  const allowed = c.allowed ?? {};
-  const same = (a: unknown, b: unknown): boolean => (typeof a === 'string' && typeof b === 'string' ? a.trim().toLowerCase() === b.trim().toLowerCase() : JSON.stringify(a) === JSON.stringify(b) || (typeof a === 'number' && a === b));
-  for (const [k, val] of Object.entries(v.arguments)) {
-    if (!(k in allowed) || !(allowed[k]!.some((a) => same(val, a)) || same(val, c.expected!.arguments[k]))) return false;
-  }
-  return Object.entries(allowed).every(([k, al]) => k in v.arguments! || al.includes(''));
-}
-
 describe.skipIf(!present)('toolcalls-dev.json (issue 11, done when: ≥ 95 % of calls right and ≥ 95 % of refusals refused)', () => {
   const cases: Case[] = present ? (JSON.parse(readFileSync(CORPUS, 'utf8')) as Case[]) : [];
 
@@ -176,7 +165,7 @@ describe.skipIf(!present)('toolcalls-dev.json (issue 11, done when: ≥ 95 % of 
       if (c.expected_error) {
         if (!r.ok) refusedRight++;
         else misses.push(`${c.id} [must refuse: ${c.error_kind}]: accepted ${JSON.stringify(r.value)}`);
-      } else if (r.ok && rightCall(c, r.value)) right++;
+      } else if (scoreCase({ ...c, category: 'tool-call' }, r)) right++;
       else misses.push(`${c.id}: ${r.ok ? `got ${JSON.stringify(r.value)}` : `refused (${r.code ?? r.kind}): ${r.error}`}`);
     }
     if (misses.length) console.log(`toolcalls-dev misses (${misses.length}):\n  ${misses.join('\n  ')}`);
