@@ -99,7 +99,10 @@ export class ToolIndex {
     for (const term of new Set(terms(goal))) {
       const p = this.postings.get(term);
       if (!p) continue;
-      for (let j = 0; j < p.docs.length; j++) scores[p.docs[j]!] += p.weights[j]!;
+      for (let j = 0; j < p.docs.length; j++) {
+        const d = p.docs[j]!;
+        scores[d] = scores[d]! + p.weights[j]!;
+      }
     }
     const hits: RankedTool[] = [];
     scores.forEach((score, i) => {
