@@ -3,7 +3,7 @@
  *
  * A planner prompt holds fixed parts (instructions, the text-free avoidance
  * block, the goal) and the retrieved tools. `fitPrompt` assembles it at the
- * longest disclosure level that fits the limit — full, then brief, then
+ * richest disclosure level that fits the limit — full, then brief, then
  * title — and when even titles do not fit it refuses with a named reason
  * instead of cutting: the caller records a `context_overflow` event and
  * declines. It never drops a tool or shortens a part silently: the result
