@@ -115,10 +115,9 @@ export class ToolIndex {
 
 /** A digest of exactly the words retrieval reads, in name order: equal digests rank equally. */
 export function toolSetDigest(tools: readonly AgentTool[]): string {
-  const h = createHash('sha256');
-  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const t of sorted) h.update(JSON.stringify([t.name, t.when ?? null, t.description])).update('\n');
-  return h.digest('hex');
+  const docs = tools.map((t) => `${t.name}\u0000${t.when ?? ''}\u0000${t.when === undefined ? 0 : 1}\u0000${t.description}`);
+  docs.sort();
+  return createHash('sha256').update(docs.join('\u0001')).digest('hex');
 }
 
 // A few recent indexes, keyed by digest; the runtime usually ranks against one tool set.

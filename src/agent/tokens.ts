@@ -30,26 +30,57 @@ export interface TokenCounter {
   readonly exact: boolean;
 }
 
-const PIECE = /[A-Za-z]+|[0-9]|[\t\n\r\f\v ]+|[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]|[^\x00-\x7f]|[\x00-\x08\x0e-\x1f\x7f]/gu;
+// Character classes for the scan: letter, digit, whitespace, ASCII sign, other.
+const LETTER = 1;
+const DIGIT = 2;
+const SPACE = 3;
+const SIGN = 4;
+const CLASS = new Uint8Array(128).map((_, c) =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? LETTER
+    : c >= 48 && c <= 57 ? DIGIT
+      : c === 32 || (c >= 9 && c <= 13) ? SPACE
+        : SIGN);
 
-/** The estimated token count of a text (see the module header for the rule). */
+/** The estimated token count of a text (see the module header for the rule); one pass over its UTF-16 code units. */
 export function estimateTokens(text: string): number {
-  let n = 0;
-  PIECE.lastIndex = 0;
-  for (let m = PIECE.exec(text); m !== null; m = PIECE.exec(text)) {
-    const p = m[0];
-    const c = p.charCodeAt(0);
-    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n += Math.ceil(p.length / 3);
-    else if (c === 32 || (c >= 9 && c <= 13)) {
-      // one space folded into the following word is free; everything else counts
-      const next = text.charCodeAt(m.index + p.length);
-      const foldable = p.endsWith(' ') && !Number.isNaN(next);
-      n += p.length - (foldable ? 1 : 0);
-    } else if (c < 128) n += 1;
-    else n += Buffer.byteLength(p, 'utf8');
+  const len = text.length;
+  if (len === 0) return 0;
+  let n = 1; // the word-start marker
+  let i = 0;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) {
+      // UTF-8 bytes: 2 below U+0800, 4 for a surrogate pair (counted on its first half), else 3
+      n += c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
+      i++;
+      continue;
+    }
+    const k = CLASS[c]!;
+    if (k === LETTER) {
+      let j = i + 1;
+      while (j < len) {
+        const d = text.charCodeAt(j);
+        if (d >= 128 || CLASS[d] !== LETTER) break;
+        j++;
+      }
+      n += Math.ceil((j - i) / 3);
+      i = j;
+    } else if (k === SPACE) {
+      let j = i + 1;
+      while (j < len) {
+        const d = text.charCodeAt(j);
+        if (d >= 128 || CLASS[d] !== SPACE) break;
+        j++;
+      }
+      // one space folded into the word after it is free; everything else counts
+      n += j - i - (j < len && text.charCodeAt(j - 1) === 32 ? 1 : 0);
+      i = j;
+    } else {
+      n += 1; // a digit or a sign
+      i++;
+    }
   }
-  // sentencepiece vocabularies open every text with a word-start marker, a token of its own before a digit or a sign
-  return text.length === 0 ? 0 : n + 1;
+  return n;
 }
 
 /** The estimator as a counter: deterministic, needs no model, not exact. */
