@@ -11,7 +11,7 @@
  * one marker line `[… 1,234 lines cut: 5..1238 …]` (line numbers of the
  * input, 1-based, inclusive). Lines are kept whole and in file order; nothing
  * is reworded. Sizes are planned with per-line counts and the result is
- * counted again whole, dropping the last-added line until it truly fits.
+ * counted again whole, giving back the last-added lines until it truly fits.
  */
 import { isRule1FailureLine, isRule2FailureLine } from '../../providers/log-summary/rules.js';
 import type { TokenCounter } from './tokens.js';
@@ -88,9 +88,10 @@ export function compactLines(text: string, budget: number, counter: TokenCounter
   const lines = (trailingNewline ? text.slice(0, -1) : text).split('\n');
   const n = lines.length;
   const kept = new Uint8Array(n);
-  const markerCost = counter.count(cutMarker(n, n)) + 1;
+  // plan with the dearest marker this input can need: the largest count and line numbers
+  const markerCost = counter.count(`[… ${groupDigits(n)} lines cut: ${n}..${n} …]`) + 1;
   let planned = markerCost; // everything cut: one marker
-  const added: number[] = [];
+  const added: { line: number; cost: number }[] = [];
   for (const i of priorityOrder(lines)) {
     const left = i > 0 && !kept[i - 1];
     const right = i < n - 1 && !kept[i + 1];
@@ -99,17 +100,23 @@ export function compactLines(text: string, budget: number, counter: TokenCounter
     if (planned + cost > budget) continue;
     kept[i] = 1;
     planned += cost;
-    added.push(i);
+    added.push({ line: i, cost });
   }
   for (;;) {
     const { text: out, cut } = render(lines, kept, trailingNewline);
-    if (counter.count(out) <= budget) {
+    const tokens = counter.count(out);
+    if (tokens <= budget) {
       const failures = lines.filter(isFailureLine).length;
       const keptFailures = lines.filter((l, i) => kept[i] && isFailureLine(l)).length;
       return { text: out, cut, failure_lines: { total: failures, kept: keptFailures } };
     }
-    const last = added.pop();
-    if (last === undefined) throw new RangeError(`compaction: a budget of ${budget} tokens cannot hold even the cut marker; raise tool_output_tokens`);
-    kept[last] = 0;
+    // the whole counts more than its lines did (a tokenizer is not additive): give back the last-added lines
+    // until their planned cost covers the excess, at least one, then count again
+    if (added.length === 0) throw new RangeError(`compaction: a budget of ${budget} tokens cannot hold even the cut marker; raise tool_output_tokens`);
+    for (let freed = 0; added.length > 0 && (freed === 0 || freed < tokens - budget); ) {
+      const last = added.pop()!;
+      kept[last.line] = 0;
+      freed += Math.max(1, last.cost);
+    }
   }
 }

@@ -94,6 +94,15 @@ describe('compactOutput on logs', () => {
     replay(loud.text, r.text);
   });
 
+  it('a counter that charges the whole more than its lines still gets a result within the budget', () => {
+    // a stand-in for a tokenizer that is not additive: long texts cost up to half as much again
+    const superAdditive: TokenCounter = { count: (t) => Math.ceil(estimator.count(t) * (1 + Math.min(t.length, 20_000) / 40_000)), exact: true };
+    const r = compactOutput(text, 3000, superAdditive);
+    expect(superAdditive.count(r.text)).toBeLessThanOrEqual(3000);
+    expect(r.record.kept_tokens).toBeGreaterThan(2000); // gave back only what the excess needed
+    replay(text, r.text);
+  });
+
   it('a single line too long for the budget becomes one marker', () => {
     const r = compactOutput('word '.repeat(2000), 40, estimator);
     expect(r.text).toBe(cutMarker(1, 1));
