@@ -12,6 +12,8 @@ const CORPORA = ['ladder-dev.json', 'toolcalls-dev.json'].map((f) => path.join(S
 const HAVE = existsSync(LLAMA2) && existsSync(STORIES) && CORPORA.every((p) => existsSync(p));
 if (!HAVE) console.warn(`[test/agent/tokens] skipping tokenizer comparisons: ${SHARED} lacks models/llama-2-tiny-random.gguf, models/stories260K.gguf or the corpora`);
 
+const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/data');
+
 /** Every input text and schema of the two dev corpora. */
 function corpusTexts(): string[] {
   const out: string[] = [];
@@ -22,13 +24,18 @@ function corpusTexts(): string[] {
 }
 
 describe('estimator', () => {
-  it('follows its documented rule: letters by threes, digits, signs and extra whitespace one each, other characters by UTF-8 bytes', () => {
+  it('follows its documented rule: prose words by fours, identifier pieces by threes, jargon by twos, digits one each', () => {
     expect(estimateTokens('')).toBe(0);
-    expect(estimateTokens('disk')).toBe(1 + 2); // marker + ceil(4/3)
-    expect(estimateTokens('disk full')).toBe(1 + 2 + 2);
+    expect(estimateTokens('disk')).toBe(1 + 1); // start marker + ceil(4/4)
+    expect(estimateTokens('disk full')).toBe(1 + 1 + 1); // the space before a letter is folded
+    expect(estimateTokens('sshd')).toBe(1 + 2); // jargon: no vowel
+    expect(estimateTokens('NetworkManager')).toBe(1 + 3 + 3); // two camelCase parts, identifier pieces
+    expect(estimateTokens('error_count')).toBe(1 + 2 + 1 + 2);
     expect(estimateTokens('12.5%')).toBe(1 + 5);
+    expect(estimateTokens('port 22')).toBe(1 + 1 + 1 + 2); // a space before a digit counts
+    expect(estimateTokens('{"a":1}')).toBe(1 + 2 + 1 + 2 + 1 + 1); // sign runs cost two thirds of their length
     expect(estimateTokens('a\n\n  b')).toBe(1 + 1 + 3 + 1);
-    expect(estimateTokens('磁盘')).toBe(1 + 6);
+    expect(estimateTokens('磁盘')).toBe(1 + 6); // UTF-8 bytes
     expect(estimator.exact).toBe(false);
   });
 
@@ -71,6 +78,20 @@ describe.skipIf(!HAVE)('estimator against real tokenizers', () => {
       if (e < r) under.push(`${e} < ${r}: ${JSON.stringify(t.slice(0, 80))}`);
     }
     console.log(`estimator / llama-2 tokenizer over ${texts.length} corpus texts: ${(est / real).toFixed(3)} (${est} / ${real} tokens)`);
+    expect(under, under.join('\n')).toEqual([]);
+  });
+
+  it('the estimator never counts fewer tokens than the llama-2 tokenizer on 300-character pieces of the example log and df capture', () => {
+    const under: string[] = [];
+    for (const f of ['syslog.txt', 'df.txt']) {
+      const text = readFileSync(path.join(EXAMPLES, f), 'utf8');
+      for (let i = 0; i < text.length; i += 300) {
+        const piece = text.slice(i, i + 300);
+        const e = estimateTokens(piece);
+        const r = llama2.tokenize(piece).length;
+        if (e < r) under.push(`${f}@${i}: ${e} < ${r}`);
+      }
+    }
     expect(under, under.join('\n')).toEqual([]);
   });
 
