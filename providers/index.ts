@@ -8,6 +8,7 @@ import type { CodeProvider } from './types.js';
 import { logSummaryProvider } from './log-summary/index.js';
 import { diskUsageProvider } from './disk-usage/index.js';
 import { answerProvider } from './answer/index.js';
+import { playbookPlanner } from './playbook-planner/index.js';
 import { memoryUsageProvider } from './memory-usage/index.js';
 import { loadProcessesProvider } from './load-processes/index.js';
 import { thermalProvider } from './thermal/index.js';
@@ -20,6 +21,7 @@ export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
   'disk-usage': diskUsageProvider,
   answer: answerProvider,
+  'playbook-planner': playbookPlanner,
   'memory-usage': memoryUsageProvider,
   'load-processes': loadProcessesProvider,
   thermal: thermalProvider,

@@ -24,13 +24,15 @@ export interface Composition {
   schemas: Record<string, unknown>;
   tools: Record<string, unknown>;
   providers: Record<string, unknown>;
+  /** playbook@1 manifests (absent in compositions written before playbooks existed) */
+  playbooks?: Record<string, unknown>;
   prompts: Record<string, string>;
   policy: { settings: Record<string, unknown>; code: Record<string, string> };
   provider_code: Record<string, string>;
 }
 
 /** Code whose behaviour decides routing and validation: its digest is part of the composition. */
-const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop'];
+const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop', '../agent/planning', '../agent/retrieval', '../agent/settings', '../agent/extractors'];
 
 function moduleDigest(rel: string): string {
   const base = fileURLToPath(new URL(rel, import.meta.url));
@@ -41,7 +43,7 @@ function moduleDigest(rel: string): string {
 }
 
 /** Build the composition document for a loaded root. */
-export function buildComposition(loaded: LoadedRoot, prompts: Record<string, string>, providerCode: Record<string, string>): Composition {
+export function buildComposition(loaded: LoadedRoot, prompts: Record<string, string>, providerCode: Record<string, string>, playbooks: Record<string, unknown> = {}): Composition {
   const code: Record<string, string> = {};
   for (const m of POLICY_MODULES) code[m.replace('../', '')] = moduleDigest(m);
   const shell: Record<string, string> = {};
@@ -57,6 +59,7 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     schemas: loaded.documents.schemas,
     tools: loaded.documents.tools,
     providers: loaded.documents.providers,
+    playbooks,
     prompts,
     policy: {
       settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS },

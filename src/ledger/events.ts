@@ -83,7 +83,23 @@ export const eventSchemas = {
   }),
   plan_created: z.strictObject({
     ...base, type: z.literal('plan_created'),
+    /** the whole plan the session follows from here: after a replan, the steps already done and the new ones */
     steps: z.array(planStepSchema),
+    /** who made it: the job file's plan, a playbook, a model, or the trajectory cache (absent in older ledgers: operator) */
+    source: z.enum(['operator', 'playbook', 'model', 'cache']).optional(),
+    /** the planner's identity (provider id, with weights hash for models); null for the operator's plan */
+    provider: z.string().nullable().optional(),
+    /** the tools retrieval put before the planner, best first, with their BM25 scores */
+    retrieved: z.array(z.strictObject({ name: z.string(), score: z.number() })).optional(),
+    /** the planner prompt's token count, and whether a tokenizer (not the estimator) counted it */
+    prompt_tokens: z.number().int().min(0).nullable().optional(),
+    tokens_exact: z.boolean().optional(),
+    /** the disclosure level the tools were shown at (full, brief, title) */
+    level: z.enum(['full', 'brief', 'title']).nullable().optional(),
+    /** the playbooks that matched the goal */
+    playbooks: z.array(z.string()).optional(),
+    /** set on a replan: the step whose failure caused it, its failure kind, and the tools to avoid */
+    replan: z.strictObject({ after: z.string(), kind: z.string(), avoid: z.array(z.string()) }).optional(),
   }),
   step_started: z.strictObject({
     ...base, type: z.literal('step_started'),

@@ -36,8 +36,14 @@ export const frontMatterSchema = z.strictObject({
   id: promptId,
   capability: capabilityId,
   schema: schemaId,
-  /** the schema properties whose rules this prompt renders, in order */
-  fields: z.array(z.string().min(1)).min(1),
+  /** the schema properties whose rules this prompt renders, in order (none for a schema that is not an object, such as plan@1's list of calls) */
+  fields: z.array(z.string().min(1)),
+  /**
+   * what the user message holds: "untrusted" data (T1, the default) framed as text to read only, or
+   * a "trusted" context the runtime assembled from T0/T2 sources alone (a planner's goal and
+   * manifests; the policy never lets T1 input reach a control capability)
+   */
+  input: z.enum(['untrusted', 'trusted']).default('untrusted'),
   parameters: z.record(paramName, parameterSchema).default({}),
 });
 export type PromptFrontMatter = z.infer<typeof frontMatterSchema>;
@@ -104,7 +110,7 @@ function checkParameters(fm: PromptFrontMatter, body: string, where: string): vo
   for (const name of Object.keys(fm.parameters)) {
     if (!used.includes(name)) throw new PromptError(`${where}: parameter "${name}" is declared but never used in the body; remove it`);
   }
-  if (used.filter((n) => n === FIELD_RULES).length !== 1) {
+  if (fm.fields.length > 0 && used.filter((n) => n === FIELD_RULES).length !== 1) {
     throw new PromptError(`${where}: the body must contain {{${FIELD_RULES}}} exactly once; the field rules are rendered there from the schema's descriptions`);
   }
 }

@@ -59,7 +59,7 @@ export function renderPrompt(env: PromptEnvelope, req: RenderInput): RenderedPro
   const values: Record<string, string> = { ...fillParams(env, req.params ?? {}), [FIELD_RULES]: fieldRules(env, req.schema) };
   const system = env.body.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => values[name]!);
   const cut = cutUtf8(req.input, limit);
-  return { system, user: userMessage(cut, limit, req.feedback), cut, limit };
+  return { system, user: env.input === 'trusted' ? contextMessage(cut, req.feedback) : userMessage(cut, limit, req.feedback), cut, limit };
 }
 
 /** Check every declared parameter has a value of its declared type, and stringify it. */
@@ -101,6 +101,13 @@ function typeLabel(p: Record<string, unknown>): string {
   if (Array.isArray(p.enum)) return `one of ${p.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   const types = Array.isArray(p.type) ? (p.type as string[]) : typeof p.type === 'string' ? [p.type] : ['any JSON value'];
   return types.join(' or ');
+}
+
+/** The user message of a trusted context (a planner's): the context as is, and on a retry the previous error. */
+function contextMessage(cut: Cut, feedback: string | null): string {
+  const parts = [cut.text];
+  if (feedback !== null) parts.push(`Your previous answer was refused by the validator: ${cutUtf8(feedback, MAX_FEEDBACK_BYTES).text}\nAnswer again, correcting this.`);
+  return parts.join('\n\n');
 }
 
 /** The user message: a header, the delimited data, and on a retry the previous error. */

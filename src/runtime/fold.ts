@@ -22,6 +22,12 @@ export interface SessionState {
   userInput: EventOf<'user_input'> | null;
   measurements: Record<string, Record<string, Measurement>> | null;
   planned: boolean;
+  /** the plan the session follows: the last plan_created's steps (after a replan, the whole new plan) */
+  plan: EventOf<'plan_created'>['steps'] | null;
+  /** who made that plan (operator for ledgers written before plans had a source) */
+  planSource: NonNullable<EventOf<'plan_created'>['source']> | null;
+  /** a replan happened (the loop replans at most once) */
+  replanned: boolean;
   /** committed facts by step (one per step at most) */
   facts: Map<string, HeldFact>;
   /** steps that gave up, with the reason named in the answer */
@@ -37,7 +43,7 @@ export interface SessionState {
 /** Fold events into the state a resumed loop needs. */
 export function foldSession(events: readonly LedgerEvent[]): SessionState {
   const s: SessionState = {
-    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false,
+    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false, plan: null, planSource: null, replanned: false,
     facts: new Map(), missing: new Map(), answered: null, stopped: null,
     spent: { wall_ms: 0, model_calls: 0, cpu_ms: 0 }, lastSeq: -1,
   };
@@ -47,7 +53,12 @@ export function foldSession(events: readonly LedgerEvent[]): SessionState {
       case 'composition': s.compositionHash = e.hash; s.machine = e.machine; break;
       case 'user_input': s.userInput = e; break;
       case 'policy_snapshot': s.measurements = e.measurements; break;
-      case 'plan_created': s.planned = true; break;
+      case 'plan_created':
+        s.planned = true;
+        s.plan = e.steps;
+        s.planSource = e.source ?? 'operator';
+        if (e.replan) s.replanned = true;
+        break;
       case 'tool_output': s.spent.wall_ms += e.duration_ms; break;
       case 'provider_called':
         s.spent.wall_ms += e.duration_ms;
@@ -63,7 +74,7 @@ export function foldSession(events: readonly LedgerEvent[]): SessionState {
       case 'answer_sent': s.answered = e; break;
       default: break;
     }
-    if (e.type === 'budget_exhausted' || (e.type === 'breaker_tripped' && e.breaker === 'max_steps')) s.stopped = e.error;
+    if (e.type === 'budget_exhausted' || (e.type === 'breaker_tripped' && (e.breaker === 'max_steps' || e.breaker === 'loop'))) s.stopped = e.error;
   }
   return s;
 }

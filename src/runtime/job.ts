@@ -1,11 +1,12 @@
 /**
  * job@1 — what an operator submits (T0).
  *
- * A job names a goal, a budget class and a plan: steps that each run a tool
- * and reduce its output with a capability into a schema, or (with `from`)
- * reduce earlier steps' facts, as the final `answer@1` step does. The plan
- * is the operator's; a model never adds to it here (design P2). Strict: an
- * unknown field is an error naming the field, never ignored.
+ * A job names a goal, a budget class and, optionally, a plan: steps that
+ * each run a tool and reduce its output with a capability into a schema, or
+ * (with `from`) reduce earlier steps' facts, as the final `answer@1` step
+ * does. An operator's plan runs as written; a job with only a goal is planned
+ * by the `plan@1` control capability from trusted input alone (src/agent/).
+ * Strict: an unknown field is an error naming the field, never ignored.
  */
 import { z } from 'zod';
 import { budgetClassSchema, capabilityId, schemaId } from '../ids.js';
@@ -30,13 +31,14 @@ export const jobSchema = z
     job: z.literal('job@1'),
     goal: z.string().min(1).max(2000),
     budget_class: budgetClassSchema,
-    plan: z.array(jobStepSchema).min(1).max(8),
+    /** the operator's plan; leave it out and the plan@1 capability plans the goal (a playbook, else a model) */
+    plan: z.array(jobStepSchema).min(1).max(8).optional(),
     /** optional operator label; the session id is assigned by picoharness */
     label: z.string().max(200).optional(),
   })
   .superRefine((job, ctx) => {
     const seen = new Set<string>();
-    job.plan.forEach((s, i) => {
+    (job.plan ?? []).forEach((s, i) => {
       if (seen.has(s.step)) ctx.addIssue({ code: 'custom', path: ['plan', i, 'step'], message: `step name "${s.step}" is used twice` });
       for (const f of s.from ?? []) {
         if (!seen.has(f)) ctx.addIssue({ code: 'custom', path: ['plan', i, 'from'], message: `"${f}" is not an earlier step` });
@@ -66,6 +68,6 @@ export function parseJob(value: unknown, where = 'job'): Job {
   });
   throw new JobError(
     `${where}: not a valid job@1: ${lines.join('; ')}`,
-    'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch","plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]}; see README "Job files"',
+    'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch"} with an optional "plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]; see README "Job files"',
   );
 }

@@ -27,6 +27,10 @@ import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
 import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
+import type { JobStep } from './job.js';
+import { planSession, plannableTools, callKey, ANSWER_STEP, type PlanResult } from '../agent/planning.js';
+import type { Playbook } from '../agent/playbooks.js';
+import { FAILURE_KIND } from '../ledger/events.js';
 
 export type Measure = (providers: string[], schemas: string[]) => Record<string, Record<string, Measurement>>;
 
@@ -60,7 +64,11 @@ export interface LoopDeps {
    * session this way when the worker keeps dying on it)
    */
   closeReason?: string;
+  /** the playbooks a goal-only job is planned from (the runtime loads them with the manifests) */
+  playbooks?: readonly Playbook[];
 }
+
+type PlanStepEv = EventOf<'plan_created'>['steps'][number];
 
 export interface LoopResult {
   sessionId: string;
@@ -92,7 +100,7 @@ export async function runLoop(d: LoopDeps): Promise<LoopResult> {
     if (!state.answered) {
       const run = await runSteps(d, ledger, state);
       if (run.interrupted) return { sessionId: d.sessionId, outcome: 'interrupted', answer: null, resultPath: null };
-      sendAnswer(d, ledger, foldSession(ledger.all), run.budget);
+      sendAnswer(d, ledger, foldSession(ledger.all), run.budget, run.plan);
     }
     ledger.close();
     const doc = resultFromEvents(d.sessionId, ledger.all);
@@ -119,10 +127,14 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     ledger.append({ type: 'user_input', text: job.goal, trust: 'T0', budget_class: job.budget_class, job: job as unknown as Record<string, unknown> });
   }
   if (!state.measurements) {
-    // Only the pairs the plan can use: providers of a step's capability that may produce its schema.
+    // Only the pairs the plan can use: providers of a step's capability that may produce its schema
+    // (for a goal-only job: the planners and every plannable tool's reducer and schema).
+    const pairs = job.plan
+      ? job.plan.map((s) => ({ capability: s.capability, schema: s.schema }))
+      : [{ capability: 'plan@1', schema: 'plan@1' }, { capability: 'answer@1', schema: 'answer@1' }, ...plannableTools(d.registry).map((t) => ({ capability: t.reducer, schema: t.fact_schema! }))];
     const measurements: Record<string, Record<string, Measurement>> = {};
-    for (const schema of [...new Set(job.plan.map((s) => s.schema))].sort()) {
-      const caps = new Set(job.plan.filter((s) => s.schema === schema).map((s) => s.capability));
+    for (const schema of [...new Set(pairs.map((s) => s.schema))].sort()) {
+      const caps = new Set(pairs.filter((s) => s.schema === schema).map((s) => s.capability));
       const providers = [...d.registry.providers.values()]
         .filter((p) => p.implements.some((c) => caps.has(c)) && (!p.schemas || p.schemas.includes(schema)))
         .map((p) => p.id).sort();
@@ -134,14 +146,8 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     }
     ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(ledger.nextSeq, 'measurements', measurements), source: 'memory/episodic.db' });
   }
-  if (!state.planned) {
-    ledger.append({
-      type: 'plan_created',
-      steps: job.plan.map((s, i) => ({
-        step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema,
-        from: s.tool ? [] : s.from ?? job.plan.slice(0, i).map((p) => p.step),
-      })),
-    });
+  if (!state.planned && job.plan) {
+    ledger.append({ type: 'plan_created', steps: planSteps(job.plan), source: 'operator', provider: null });
   }
   // No fdatasync of its own: the first committed fact makes these durable too. A crash before it
   // leaves only the claimed job.json, and the session starts again from scratch.
@@ -150,7 +156,7 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
 /** Resuming under another composition is impossible: close with an explicit outcome. */
 function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionState): void {
   const reason = `the composition changed since this session started (${state.compositionHash} -> ${d.compositionHash}): manifests, schemas, prompts or code differ, so it cannot be resumed; resubmit the job`;
-  for (const s of d.job.plan) {
+  for (const s of state.plan ?? (d.job.plan ? planSteps(d.job.plan) : [])) {
     if (!stepDone(state, s.step)) {
       ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: reason, attempt: 0 });
     }
@@ -159,8 +165,23 @@ function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionStat
   d.log.warn({ session: d.sessionId }, reason);
 }
 
-/** Run every step not yet done; says whether the signal interrupted it. */
-async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; budget: Budget }> {
+/** Job steps in the ledger's form: every `from` spelled out. */
+function planSteps(steps: readonly JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
+  const out: PlanStepEv[] = [...before];
+  for (const s of steps) {
+    out.push({ step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: s.tool ? [] : s.from ?? out.map((p) => p.step) });
+  }
+  return out;
+}
+
+/** A planner's steps, then the answer step that reduces every one of them. */
+function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
+  const data = [...before.filter((s) => s.step !== ANSWER_STEP), ...planSteps(steps)];
+  return [...data, { step: ANSWER_STEP, tool: null, args: {}, capability: 'answer@1', schema: 'answer@1', from: data.map((s) => s.step) }];
+}
+
+/** Run every step not yet done (planning first, for a goal-only job); says whether the signal interrupted it. */
+async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; budget: Budget; plan: PlanStepEv[] }> {
   const budget = new Budget(d.job.budget_class, state.spent);
   const held = new Map<string, HeldFact>(state.facts);
   const missing = new Map(state.missing);
@@ -171,9 +192,23 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     budget, measurements: state.measurements ?? {}, runTool: d.runTool, goal: d.job.goal,
     history: (p, s) => state.measurements?.[p]?.[s]?.pass_rate ?? null,
   };
-  for (const [i, s] of d.job.plan.entries()) {
+  // PLAN OR RUN: an operator's plan runs as written; a goal-only job is planned first.
+  let plan: PlanStepEv[] = state.plan ?? [];
+  let source = state.planSource;
+  let replanned = state.replanned;
+  if (!state.planned && !stopped) {
+    if (d.signal.aborted) return { interrupted: true, budget, plan };
+    const planned = await planSession({ registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root });
+    if (!planned.ok) return { interrupted: false, budget, plan };
+    plan = withAnswer(planned.steps);
+    source = planned.created.source ?? 'model';
+    ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
+    ledger.commit();
+  }
+  for (let i = 0; i < plan.length; i++) {
+    const s = plan[i]!;
     if (held.has(s.step) || missing.has(s.step)) continue;
-    if (d.signal.aborted) return { interrupted: true, budget };
+    if (d.signal.aborted) return { interrupted: true, budget, plan };
     const fail = (type: 'budget_exhausted' | 'breaker_tripped', error: string, extra: Record<string, unknown>) => {
       ledger.append({ type, step: s.step, provider: null, capability: s.capability, schema: s.schema, error, attempt: 0, ...extra } as Parameters<Ledger['append']>[0]);
       ledger.commit();
@@ -198,40 +233,85 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       continue;
     }
     started++;
-    const from = s.tool ? null : s.from ?? d.job.plan.slice(0, i).map((p) => p.step);
     d.log.debug({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
     const t0 = performance.now();
     const input = d.inputs?.[s.step];
+    const next = plan[i + 1];
     const out = await runStep(ctx, {
-      step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: input ? null : from,
+      step: s.step, tool: s.tool, args: s.args, capability: s.capability, schema: s.schema, from: input || s.tool ? null : s.from,
       ...(input ? { input } : {}), ...(d.onlyProvider ? { onlyProvider: d.onlyProvider } : {}),
       // a crash before the shared commit re-runs this step and the reduce after it; nothing
       // outside the session saw either, so nothing is lost and nothing is done twice
-      shareCommit: i === d.job.plan.length - 1 || !d.job.plan[i + 1]!.tool,
+      shareCommit: !next || !next.tool,
     }, held);
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);
     d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
+    // REPLAN ONCE: a planned tool step that failed past its retries and escalation
+    if (!out.ok && s.tool && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+      replanned = true;
+      const r = await replan(d, ctx, ledger, plan, i, held, missing);
+      if (r.loop) stopped = r.loop;
+      else if (r.plan) plan = r.plan;
+    }
   }
-  return { interrupted: false, budget };
+  return { interrupted: false, budget, plan };
+}
+
+/**
+ * One replan after step `i` failed, from text-free input only: which step, its failure kind, the
+ * tool to avoid, the calls already made. Calls that already produced a fact are reused, not run
+ * again; a call that already ran and failed, proposed again, is a loop: it stops the plan.
+ */
+async function replan(
+  d: LoopDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
+): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
+  const failed = plan[i]!;
+  const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
+  const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
+  const ran = plan.slice(0, i + 1).filter((p) => p.tool);
+  const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
+  const r: PlanResult = await planSession({
+    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+    replan: { after: failed.step, kind, avoid: [failed.tool!], done },
+  });
+  if (!r.ok) return {};
+  const byKey = new Map(ran.map((p) => [callKey(p.tool!, p.args), p]));
+  const fresh: JobStep[] = [];
+  for (const st of r.steps) {
+    const before = byKey.get(callKey(st.tool!, st.args));
+    if (!before) { fresh.push(st); continue; }
+    if (held.has(before.step)) continue; // already answered: reuse its fact
+    const loop = `loop: the replan proposed ${st.tool} with the same arguments as step ${before.step}, which already failed; the plan stops here`;
+    ledger.append({ type: 'breaker_tripped', step: st.step, provider: null, capability: st.capability, schema: st.schema, error: loop, attempt: 0, breaker: 'loop' });
+    ledger.commit();
+    return { loop };
+  }
+  const kept = plan.slice(0, i + 1).filter((p) => p.step !== ANSWER_STEP);
+  const next = withAnswer(fresh, kept);
+  ledger.append({ type: 'plan_created', ...r.created, steps: next });
+  ledger.commit();
+  return { plan: next };
 }
 
 /** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing. */
-function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Budget): void {
-  const plan = d.job.plan;
-  const missing = plan.filter((s) => !state.facts.has(s.step)).map((s) => `${s.step} (${s.schema}): ${state.missing.get(s.step) ?? 'not run'}`);
-  const last = plan[plan.length - 1]!;
-  const answerFact = state.facts.get(last.step);
-  const dataFacts = plan.filter((s) => s.step !== last.step && state.facts.has(s.step));
+function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Budget, plan: readonly PlanStepEv[]): void {
+  // a session that has no plan (planning failed) names what planning said instead
+  const planning = plan.length === 0 ? [...state.missing].filter(([step]) => step.startsWith('@')).map(([step, why]) => `${step} (plan@1): ${why}`) : [];
+  const missing = [...plan.filter((s) => !state.facts.has(s.step)).map((s) => `${s.step} (${s.schema}): ${state.missing.get(s.step) ?? 'not run'}`), ...planning];
+  const last = plan[plan.length - 1];
+  const answerFact = last ? state.facts.get(last.step) : undefined;
+  const dataFacts = plan.filter((s) => s.step !== last?.step && state.facts.has(s.step));
+  const held = [...state.facts.values()].filter((f) => plan.some((s) => s.step === f.step));
   let text: string;
   let outcome: EventOf<'answer_sent'>['outcome'];
-  if (answerFact && last.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
+  if (answerFact && last?.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
     text = (answerFact.fact as { text: string }).text;
-  } else if (state.facts.size > 0) {
-    text = [...state.facts.values()].map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
+  } else if (held.length > 0) {
+    text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
   } else text = '';
-  if (missing.length === 0) outcome = 'answered';
-  else if (state.facts.size > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
+  if (missing.length === 0 && plan.length > 0) outcome = 'answered';
+  else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
   if (outcome === 'declined') {
     const reason = `nothing could be established: ${missing.join('; ')}`;
@@ -240,7 +320,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   } else if (outcome === 'partial') {
     text = `${text}\n(partial answer — missing: ${missing.join('; ')})`;
   }
-  const trust = weakest([...state.facts.values()].map((f) => f.trust), 'T0');
+  const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
   ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });
   ledger.commit();

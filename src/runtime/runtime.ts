@@ -22,7 +22,8 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
 import { listPrompts } from '../prompts/envelope.js';
-import { loadRoot, type LoadedRoot } from '../registry/load.js';
+import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
+import { loadPlaybooks, type Playbook } from '../agent/playbooks.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
 import { isBuiltin } from '../world/builtin.js';
@@ -75,6 +76,7 @@ export const PACKAGE_DIR = (() => {
 export class Runtime {
   private loaded!: LoadedRoot;
   private composition!: Composition;
+  private playbooks: Playbook[] = [];
   private compositionText!: string;
   private hash!: string;
   private fingerprint = '';
@@ -134,9 +136,15 @@ export class Runtime {
   private async reload(): Promise<void> {
     const fingerprint = manifestFingerprint(this.root);
     const loaded = loadRoot(this.root);
+    const playbooks = loadPlaybooks(this.root, loaded.registry.tools);
+    if (playbooks.issues.length) {
+      await loaded.scope.unwind();
+      throw new ManifestError(playbooks.issues);
+    }
     const prompts: Record<string, string> = {};
     for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
-    const composition = buildComposition(loaded, prompts, providerCodeDigests());
+    const composition = buildComposition(loaded, prompts, providerCodeDigests(), playbooks.documents);
+    this.playbooks = playbooks.playbooks;
     const old = this.loaded;
     this.loaded = loaded;
     this.composition = composition;
@@ -171,6 +179,7 @@ export class Runtime {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(o.closeReason ? { closeReason: o.closeReason } : {}),
+      playbooks: this.playbooks,
     });
   }
 
@@ -189,7 +198,7 @@ export async function openRuntime(root: string, opts: RuntimeOptions = {}): Prom
 /** A cheap fingerprint of the manifest and prompt folders: names, sizes, mtimes. */
 function manifestFingerprint(root: string): string {
   const parts: string[] = [];
-  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'prompts']) {
+  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'prompts']) {
     const abs = join(root, dir);
     if (!existsSync(abs)) continue;
     for (const name of readdirSync(abs).sort()) {

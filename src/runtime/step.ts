@@ -57,8 +57,14 @@ export interface StepSpec {
   from: string[] | null;
   /** when set, only this provider may serve the step (pico call --provider) */
   onlyProvider?: string;
-  /** input given directly (pico call): recorded like a tool output, under `label` */
+  /** input given directly (pico call, a planner's context): recorded like a tool output, under `label` */
   input?: DirectInput;
+  /** the schema to validate against instead of the registered `schema` (a planner's schema narrowed to the retrieved tools); facts still name `schema` */
+  schemaHandle?: SchemaHandle;
+  /** only providers of these kinds may serve the step (the playbook planner, or model planners) */
+  providerKinds?: readonly ProviderManifest['kind'][];
+  /** a deterministic check after the ladder (a plan's steps against the registry): an error message fails the attempt as validation_failed, retried with the message fed back */
+  check?: (value: unknown) => string | null;
   /**
    * Nothing that touches the world follows before the next commit: the plan's last step (the
    * answer follows), or a step whose successor runs no tool and only reduces facts already
@@ -79,7 +85,7 @@ export type StepOutcome = { ok: true; fact: HeldFact } | { ok: false; reason: st
 export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string, HeldFact>): Promise<StepOutcome> {
   const { ledger } = ctx;
   const capability = ctx.registry.capability(spec.capability);
-  const schema = ctx.registry.schema(spec.schema);
+  const schema = spec.schemaHandle ?? ctx.registry.schema(spec.schema);
   const tool = spec.tool ? ctx.registry.tool(spec.tool) : null;
   if (!capability.schemas.includes(spec.schema)) {
     return giveUp(ctx, spec, 'step_failed', `capability ${spec.capability} does not produce schema ${spec.schema} (it produces ${capability.schemas.join(', ')})`);
@@ -143,11 +149,14 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
     });
     let candidates = sel.candidates;
     if (spec.onlyProvider) candidates = candidates.filter((p) => p.id === spec.onlyProvider);
+    if (spec.providerKinds) candidates = candidates.filter((p) => spec.providerKinds!.includes(p.kind));
     candidates = phase('SELECT', null, candidates) as ProviderManifest[];
     if (candidates.length === 0) {
       const rejected = spec.onlyProvider
         ? sel.rejected.filter((r) => r.provider === spec.onlyProvider).concat(ctx.registry.providers.has(spec.onlyProvider) ? [] : [{ provider: spec.onlyProvider, filter: 'implements' as const, reason: 'no such provider' }])
-        : sel.rejected;
+        : spec.providerKinds
+          ? sel.rejected.concat(sel.candidates.filter((p) => !spec.providerKinds!.includes(p.kind)).map((p) => ({ provider: p.id, filter: 'implements' as const, reason: `a ${p.kind} provider; this step takes only ${spec.providerKinds!.join(' or ')} providers` })))
+          : sel.rejected;
       const why = rejected.length ? rejected.map((r) => `${r.provider}: ${r.reason}`).join('; ') : `no provider implements ${spec.capability}`;
       ledger.append({
         type: 'capability_gap', step: spec.step, provider: null, capability: spec.capability, schema: spec.schema,
@@ -253,6 +262,11 @@ async function tryProvider(
     phase('VALIDATE', provider.id, ladder);
     if (!ladder.ok) {
       failure(EVENT_OF[ladder.kind], ladder.error, { fixes: ladder.fixes, detail_trust: trust });
+      continue;
+    }
+    const problem = spec.check?.(ladder.value) ?? null;
+    if (problem !== null) {
+      failure('validation_failed', problem, { fixes: ladder.fixes, detail_trust: trust });
       continue;
     }
     // The confidence gate (level 5): below the manifest's floor, escalate before committing.
