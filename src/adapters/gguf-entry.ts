@@ -53,9 +53,25 @@ export async function grammarFor(llama: Llama, entry: LoadedModel, schema: Recor
   if (hit) return hit;
   // node-llama-cpp's GbnfJsonSchema type is narrower than JSON Schema; unsupported keywords are ignored
   // by its grammar builder and enforced later by the validation ladder.
-  const grammar = await llama.createGrammarForJsonSchema(schema as never);
+  const grammar = await llama.createGrammarForJsonSchema(grammarSchema(schema) as never);
   entry.grammars.set(digest, grammar);
   return grammar;
+}
+
+/**
+ * The schema in the dialect node-llama-cpp's grammar builder reads: it knows `oneOf` but not
+ * `anyOf` (an `anyOf` it ignores, which would let any value through — a list of calls decoded as
+ * `[null, null]`). For a grammar the two mean the same: every branch may be produced.
+ */
+export function grammarSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(grammarSchema);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (k === 'anyOf' && !('oneOf' in (node as Record<string, unknown>))) out.oneOf = grammarSchema(v);
+    else out[k] = k === 'const' || k === 'enum' || k === 'default' || k === 'examples' ? v : grammarSchema(v);
+  }
+  return out;
 }
 
 /** Release an entry's children in reverse order; every failure is reported together. */

@@ -51,6 +51,8 @@ export interface PlanningContext {
   counter?: TokenCounter;
   /** text-free avoidance lines from failure memory (the policy snapshot holds them) */
   avoidance?: readonly string[];
+  /** plan with this provider only (pico plan --provider): its kind decides the phase */
+  onlyProvider?: { id: string; kind: string };
   /** a replan: the step that failed, its failure kind, the tools to avoid, the calls already made */
   replan?: { after: string; kind: string; avoid: string[]; done: { tool: string; args: Record<string, unknown> }[] };
 }
@@ -85,8 +87,9 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const common = { retrieved, playbooks: matches.map((m) => m.id), ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}) };
   const reasons: string[] = [];
 
+  const only = pc.onlyProvider;
   // 1. the playbook planner, when a playbook matches
-  if (matches.length > 0) {
+  if (matches.length > 0 && (!only || only.kind === 'code')) {
     const chosen = matches.map((m) => pc.playbooks.find((p) => p.id === m.id)!);
     const text = JSON.stringify({ goal: pc.goal, playbooks: chosen, avoid });
     const tools = [...new Set(chosen.flatMap((p) => p.steps.map((s) => s.tool)))].map((n) => pc.registry.tool(n));
@@ -94,11 +97,12 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'playbook', prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null });
     reasons.push(`playbook planner: ${out.reason}`);
   } else {
-    reasons.push('no playbook matches the goal');
+    reasons.push(matches.length > 0 ? `a playbook matches, but ${only!.id} is not the playbook planner` : 'no playbook matches the goal');
   }
+  if (only?.kind === 'code') return { ok: false, reason: reasons.join('; ') };
 
   // 2. a model planner over the retrieved tools
-  const step = matches.length > 0 ? `${base}.model` : base;
+  const step = matches.length > 0 && !only ? `${base}.model` : base;
   if (retrieved.length === 0) {
     const error = `no local provider can plan "${pc.goal.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
     pc.step.ledger.append({
@@ -131,7 +135,7 @@ async function runPlanner(pc: PlanningContext, step: string, text: string, label
   const gaveUp = pc.missing.get(step);
   if (gaveUp !== undefined) return { ok: false, reason: gaveUp };
   const out = await runStep(pc.step, {
-    step, tool: null, args: {}, capability: 'plan@1', schema: 'plan@1', from: null,
+    step, tool: null, args: {}, capability: 'plan@1', schema: 'plan@1', from: null, ...(pc.onlyProvider ? { onlyProvider: pc.onlyProvider.id } : {}),
     input: { text, trust: 'T0', label }, schemaHandle: planSchemaFor(tools), providerKinds: kinds,
     check: (value) => checkCalls(value, pc.registry),
   }, pc.held);
@@ -140,7 +144,7 @@ async function runPlanner(pc: PlanningContext, step: string, text: string, label
   return out.ok ? { ok: true, fact: out.fact } : { ok: false, reason: out.reason };
 }
 
-/** The deterministic check of a proposed plan: every call runnable here, no call twice. */
+/** The deterministic check of a proposed plan: every call runnable here (a repeated call is dropped later, not refused). */
 export function checkCalls(value: unknown, registry: Registry): string | null {
   if (!Array.isArray(value)) return 'a plan is a JSON list of tool calls';
   const seen = new Set<string>();
@@ -152,9 +156,7 @@ export function checkCalls(value: unknown, registry: Registry): string | null {
     const cap = registry.capabilities.get(tool.reducer);
     if (!cap) return `call ${i + 1}: tool ${tool.name}'s reducer ${tool.reducer} is not a known capability`;
     if (!cap.schemas.includes(tool.fact_schema) || !registry.schemas.has(tool.fact_schema)) return `call ${i + 1}: ${tool.reducer} does not produce ${tool.fact_schema}`;
-    const key = callKey(tool.name, call.arguments ?? {});
-    if (seen.has(key)) return `call ${i + 1}: ${tool.name} is called twice with the same arguments; call each tool once`;
-    seen.add(key);
+    seen.add(callKey(tool.name, call.arguments ?? {}));
   }
   return null;
 }
@@ -166,7 +168,9 @@ export function callKey(tool: string, args: Record<string, unknown>): string {
 
 /** The plan the fact holds: one step per call (its tool's reducer and fact schema), then the answer. */
 function toPlan(pc: PlanningContext, fact: HeldFact, meta: Omit<PlanCreated, 'steps' | 'provider'>): PlanResult {
-  const calls = fact.fact as { name: string; arguments: Record<string, unknown> }[];
+  const proposed = fact.fact as { name: string; arguments: Record<string, unknown> }[];
+  // the same call twice in one plan would only repeat itself (a small model's loop): keep the first
+  const calls = proposed.filter((c, i) => proposed.findIndex((o) => callKey(o.name, o.arguments) === callKey(c.name, c.arguments)) === i);
   const taken = new Set<string>([...pc.held.keys(), ...pc.missing.keys(), ANSWER_STEP]);
   const steps: JobStep[] = [];
   for (const c of calls) {
@@ -176,7 +180,7 @@ function toPlan(pc: PlanningContext, fact: HeldFact, meta: Omit<PlanCreated, 'st
     taken.add(name);
     steps.push({ step: name, tool: tool.name, args: c.arguments, capability: tool.reducer, schema: tool.fact_schema! });
   }
-  const created: PlanCreated = { ...meta, provider: fact.provider, steps: [] };
+  const created: PlanCreated = { ...meta, provider: fact.provider, steps: [], ...(calls.length < proposed.length ? { repeats_dropped: proposed.length - calls.length } : {}) };
   return { ok: true, created, steps };
 }
 

@@ -12,6 +12,7 @@ type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) =
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a root with the shipped defaults: pico init DIR', load: () => import('./init.js') },
   run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', load: () => import('./run.js') },
+  plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', load: () => import('./plan.js') },
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', load: () => import('./call.js') },
   daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', load: () => import('./daemon.js') },
   submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', load: () => import('./submit.js') },

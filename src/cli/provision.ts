@@ -5,8 +5,10 @@
  *
  * Models arrive only this way (P9: nothing is downloaded at run time). The
  * file must start with the GGUF magic and its metadata must be readable by
- * node-llama-cpp; the manifest is data-only by construction (`max_trust_in:
- * T1`, `may_emit_control: false` for every capability), greedy and seeded,
+ * node-llama-cpp; a data capability gets `max_trust_in: T1`,
+ * `may_emit_control: false`, a control capability (`--implements plan@1`)
+ * `max_trust_in: T2`, `may_emit_control: true` — never both in one
+ * manifest; the sampler is greedy and seeded,
  * and points at a shipped prompt for the capability. It refuses to overwrite
  * an existing manifest unless `--force`. Probing is `probe.ts`.
  */
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { importNodeLlamaCpp } from '../adapters/gguf-llama.js';
 import { hasGgufMagic, sha256File } from '../adapters/gguf-weights.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { listPrompts } from '../prompts/envelope.js';
 import { capabilityId, ggufProviderSchema, type ManifestOfKind } from '../registry/manifest.js';
 import { describeProbe, probeProvider, providerManifestPath, type ProbeResult } from './probe.js';
@@ -52,6 +55,20 @@ async function inspectGguf(file: string): Promise<{ architecture: string; name: 
 }
 
 /** Write a verified manifest for a model (and probe it unless told not to). */
+/** The root's control capabilities (plan@1, route@1, …), read from manifests/capabilities. */
+function controlCapabilities(root: string): Set<string> {
+  const dir = path.join(root, 'manifests', 'capabilities');
+  const out = new Set<string>();
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    try {
+      const doc = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { id?: unknown; control?: unknown };
+      if (doc.control === true && typeof doc.id === 'string') out.add(doc.id);
+    } catch { /* pico manifests check reports broken files */ }
+  }
+  return out;
+}
+
 export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPath: string; manifest: ManifestOfKind<'gguf'>; architecture: string; probe: ProbeResult | null }> {
   const root = path.resolve(o.root);
   const file = path.resolve(o.file);
@@ -71,6 +88,12 @@ export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPat
       : `${root}/prompts: no prompt for ${o.implements[0]}; ship one (e.g. extract-log-summary.md for extract@1) or pass --prompt ID`);
   }
   const rel = path.relative(root, file);
+  // A control capability (plan@1) is served only from trusted input: T0/T2 in, control out. A data
+  // capability never emits control. One manifest cannot be both (the policy refuses that mix).
+  const control = new Set(o.implements.filter((c) => controlCapabilities(root).has(c)));
+  if (control.size > 0 && control.size < o.implements.length) {
+    throw new Error(`--implements ${o.implements.join(',')}: mixes control (${[...control].join(', ')}) and data capabilities; provision one manifest per kind (a planner reads only trusted input, a reducer reads T1)`);
+  }
   const manifest = ggufProviderSchema.parse({
     manifest: 'provider@1',
     id: o.id,
@@ -86,7 +109,7 @@ export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPat
     max_input_bytes: 8192,
     resource: null,
     cost: null,
-    security: Object.fromEntries(o.implements.map((c) => [c, { max_trust_in: 'T1', may_emit_control: false }])),
+    security: Object.fromEntries(o.implements.map((c) => [c, control.has(c) ? { max_trust_in: 'T2', may_emit_control: true } : { max_trust_in: 'T1', may_emit_control: false }])),
     confidence_floor: 0.5,
     escalates_to: [],
     priority: 100,

@@ -98,6 +98,8 @@ export const eventSchemas = {
     level: z.enum(['full', 'brief', 'title']).nullable().optional(),
     /** the playbooks that matched the goal */
     playbooks: z.array(z.string()).optional(),
+    /** calls the planner proposed more than once, dropped (each ran once) */
+    repeats_dropped: z.number().int().min(1).optional(),
     /** set on a replan: the step whose failure caused it, its failure kind, and the tools to avoid */
     replan: z.strictObject({ after: z.string(), kind: z.string(), avoid: z.array(z.string()) }).optional(),
   }),

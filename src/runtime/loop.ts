@@ -66,6 +66,8 @@ export interface LoopDeps {
   closeReason?: string;
   /** the playbooks a goal-only job is planned from (the runtime loads them with the manifests) */
   playbooks?: readonly Playbook[];
+  /** plan, record plan_created, and stop before the first step (pico plan: a dry run) */
+  planOnly?: boolean;
 }
 
 type PlanStepEv = EventOf<'plan_created'>['steps'][number];
@@ -198,13 +200,18 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let replanned = state.replanned;
   if (!state.planned && !stopped) {
     if (d.signal.aborted) return { interrupted: true, budget, plan };
-    const planned = await planSession({ registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root });
-    if (!planned.ok) return { interrupted: false, budget, plan };
+    const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
+    const planned = await planSession({
+      registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+      ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
+    });
+    if (!planned.ok) return { interrupted: !!d.planOnly, budget, plan };
     plan = withAnswer(planned.steps);
     source = planned.created.source ?? 'model';
     ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
     ledger.commit();
   }
+  if (d.planOnly) return { interrupted: true, budget, plan };
   for (let i = 0; i < plan.length; i++) {
     const s = plan[i]!;
     if (held.has(s.step) || missing.has(s.step)) continue;

@@ -58,6 +58,8 @@ export interface RunSessionOptions {
   deferResult?: boolean;
   /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
   closeReason?: string;
+  /** plan the goal and stop before the first step (LoopDeps.planOnly; pico plan) */
+  planOnly?: boolean;
 }
 
 export const SESSIONS_DIR = 'sessions';
@@ -180,6 +182,7 @@ export class Runtime {
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(o.closeReason ? { closeReason: o.closeReason } : {}),
       playbooks: this.playbooks,
+      ...(o.planOnly ? { planOnly: true } : {}),
     });
   }
 

@@ -1,0 +1,79 @@
+/**
+ * `pico plan GOAL [--provider ID] [--budget-class C] [--root DIR] [--json]`: a dry run of planning.
+ *
+ * Plans the goal exactly as a goal-only job would be planned — same retrieval,
+ * same playbooks, same planner selection, grammar and checks — in a scratch
+ * session that is removed afterwards, and stops before the first step: no
+ * tool runs. Prints the retrieved tools with their scores, the planner's
+ * context (its prompt) and token count, which planner made the plan and the
+ * plan; `--json` prints `{retrieved, prompt_tokens, provider, source, plan}`
+ * plus `prompt`, `level`, `playbooks` and, when no plan was made, `error`.
+ * Exit 0 with a plan, 1 when the goal could not be planned.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BlobStore } from '../ledger/blobs.js';
+import { readLedger } from '../ledger/ledger.js';
+import { newSessionId } from '../ledger/session-id.js';
+import { createLogger } from '../log.js';
+import { parseJob } from '../runtime/job.js';
+import { openRuntime } from '../runtime/runtime.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+
+const USAGE = 'pico plan GOAL [--provider ID] [--budget-class interactive|attended|background|batch] [--root DIR] [--json]';
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, provider: { type: 'string' }, 'budget-class': { type: 'string' } }, USAGE);
+  if (positionals.length === 0) throw new UsageError(`name the goal\nusage: ${USAGE}`);
+  const goal = positionals.join(' ');
+  let job;
+  try {
+    job = parseJob({ job: 'job@1', goal, budget_class: values['budget-class'] ?? 'attended', label: 'pico plan' }, 'pico plan');
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage: ${USAGE}`);
+  }
+  const root = rootOf(values);
+  const rt = await openRuntime(root, { log: createLogger({ to: 'stderr', level: 'warn' }) });
+  const scratch = mkdtempSync(join(tmpdir(), 'pico-plan-'));
+  try {
+    if (values.provider && !rt.registry.providers.has(values.provider)) throw new UsageError(`--provider ${values.provider}: no such provider in ${root}/manifests/providers; see pico manifests check`);
+    await rt.runSession(newSessionId(), { job, sessionDir: scratch, planOnly: true, ...(values.provider ? { onlyProvider: values.provider } : {}) });
+    const events = readLedger(scratch);
+    const blobs = new BlobStore(join(scratch, 'blobs'));
+    const created = events.find((e) => e.type === 'plan_created');
+    const contexts = events.filter((e) => e.type === 'tool_output' && e.step.startsWith('@'));
+    const last = contexts[contexts.length - 1];
+    const prompt = last && last.type === 'tool_output' ? blobs.read(last) : null;
+    const problems = events.filter((e) => 'error' in e && e.step?.startsWith('@')).map((e) => `${e.type}: ${(e as { error: string }).error}`);
+    const out = created && created.type === 'plan_created'
+      ? {
+          ok: true, retrieved: created.retrieved ?? [], prompt_tokens: created.prompt_tokens ?? null, tokens_exact: created.tokens_exact ?? false,
+          provider: created.provider ?? null, source: created.source ?? null, level: created.level ?? null, playbooks: created.playbooks ?? [],
+          plan: created.steps, prompt, attempts: problems,
+        }
+      : { ok: false, retrieved: [], prompt_tokens: null, provider: null, source: null, plan: null, prompt, error: problems.join('; ') || 'no plan was made' };
+    emit(!!values.json, out, () => human(out));
+    return out.ok ? EXIT.ok : EXIT.negative;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    await rt.close();
+  }
+}
+
+function human(o: Record<string, unknown>): string {
+  const lines: string[] = [];
+  const retrieved = (o.retrieved as { name: string; score: number }[]) ?? [];
+  lines.push(`retrieved: ${retrieved.length ? retrieved.map((r) => `${r.name} (${r.score.toFixed(2)})`).join(', ') : '(none)'}`);
+  if (Array.isArray(o.playbooks) && o.playbooks.length) lines.push(`playbooks: ${o.playbooks.join(', ')}`);
+  if (o.prompt) lines.push(`prompt (${o.prompt_tokens ?? '?'} tokens${o.tokens_exact ? '' : ', estimated'}${o.level ? `, tools shown at the ${String(o.level)} level` : ''}):`, ...String(o.prompt).split('\n').map((l) => `  | ${l}`));
+  if (!o.ok) {
+    lines.push(`no plan: ${String(o.error)}`);
+    return lines.join('\n');
+  }
+  lines.push(`planner: ${String(o.provider)} (${String(o.source)})`, 'plan:');
+  for (const s of o.plan as { step: string; tool: string | null; args: Record<string, unknown>; capability: string; schema: string; from: string[] }[]) {
+    lines.push(`  ${s.step}: ${s.tool ? `${s.tool} ${JSON.stringify(s.args)}` : `reduce ${s.from.join(', ')}`} → ${s.capability}/${s.schema}`);
+  }
+  return lines.join('\n');
+}
