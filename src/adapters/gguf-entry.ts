@@ -46,6 +46,17 @@ export function schemaDigest(schema: unknown): string {
   return createHash('sha256').update(JSON.stringify(canon(schema))).digest('hex');
 }
 
+/**
+ * The schema as node-llama-cpp's grammar builder reads it. Its builder (3.21) knows `oneOf` but not
+ * `anyOf`: an `anyOf` (every tool-call schema, and nullable `$ref`s) collapses to a grammar that only
+ * admits `null`. For generating one value the two mean the same, so `anyOf` is read as `oneOf`.
+ */
+export function grammarSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(grammarSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k, grammarSchema(v)]));
+}
+
 /** The grammar for a schema, built once per entry. */
 export async function grammarFor(llama: Llama, entry: LoadedModel, schema: Record<string, unknown>): Promise<LlamaGrammar> {
   const digest = schemaDigest(schema);

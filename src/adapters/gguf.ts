@@ -11,7 +11,11 @@
  * form, not values, so the runtime still runs it through the ladder.
  *
  * Residency: a model loads on first use; `release()` disposes it after the
- * step unless the manifest says warm or pinned. Loading another model first
+ * step unless the manifest says warm or pinned.
+ *
+ * `pico eval` may hand over messages it rendered itself and ask for an
+ * unconstrained decode (`constrain: false`); the runtime never does. Every
+ * answer reports the prompt and output tokens the sequence's meter counted. Loading another model first
  * evicts every loaded model that is not pinned (one model at a time, P5).
  * `dispose()` releases everything, the Llama backend included.
  */
@@ -95,9 +99,9 @@ export function createGgufAdapter(): GgufAdapter {
   /** One constrained chat completion. */
   const call = async (m: GgufManifest, req: ProviderRequest): Promise<ProviderResponse> => {
     const file = await verifyWeights(req.root, m);
-    let rendered;
+    let rendered = req.messages;
     try {
-      rendered = renderPrompt(await loadPrompt(req.root, m.prompt), {
+      rendered ??= renderPrompt(await loadPrompt(req.root, m.prompt), {
         schema: req.schema, schemaId: req.schemaId, capability: req.capability, input: req.input,
         feedback: req.feedback, maxInputBytes: m.max_input_bytes, params: { input_limit_bytes: inputLimit(m.max_input_bytes) },
       });
@@ -106,7 +110,7 @@ export function createGgufAdapter(): GgufAdapter {
       throw e;
     }
     const { llama: l, entry } = await acquire(m, file);
-    const grammar = await grammarFor(l, entry, req.schema);
+    const grammar = req.constrain === false ? undefined : await grammarFor(l, entry, req.schema);
     const { LlamaChatSession } = await importNodeLlamaCpp();
     const timeout = AbortSignal.timeout(m.limits.timeout_ms);
     const signal = AbortSignal.any([req.signal, timeout]);
@@ -115,12 +119,13 @@ export function createGgufAdapter(): GgufAdapter {
     let session: ChatSession | undefined;
     try {
       session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: rendered.system, chatWrapper: 'auto' });
-      const text = await session.prompt(rendered.user, { ...samplingOptions(m.sampler), grammar, signal });
+      const text = await session.prompt(rendered.user, { ...samplingOptions(m.sampler), ...(grammar ? { grammar } : {}), signal });
       if (text.trim() === '') throw new ProviderError('tool_empty', `provider "${m.id}" produced no text`, { durationMs: Date.now() - started });
       if (Buffer.byteLength(text) > m.limits.max_output_bytes) {
         throw new ProviderError('tool_failed', `provider "${m.id}" produced ${Buffer.byteLength(text)} bytes, above limits.max_output_bytes ${m.limits.max_output_bytes}; lower sampler.max_tokens or raise the limit`);
       }
-      return { kind: 'text', text };
+      const usage = { prompt_tokens: sequence.tokenMeter.usedInputTokens, output_tokens: sequence.tokenMeter.usedOutputTokens };
+      return { kind: 'text', text, usage };
     } catch (e) {
       if (e instanceof ProviderError) throw e;
       const durationMs = Date.now() - started;

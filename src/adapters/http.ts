@@ -17,12 +17,12 @@ import { loadPrompt, PromptError } from '../prompts/envelope.js';
 import { renderPrompt } from '../prompts/render.js';
 import { samplingOptions } from './gguf.js';
 import { assertLoopback } from './http-loopback.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse, type ProviderUsage } from './types.js';
 
 export type HttpManifest = ManifestOfKind<'http'>;
 
 /** The request body for one chat completion. */
-export function chatBody(m: HttpManifest, req: Pick<ProviderRequest, 'schemaId' | 'schema'>, system: string, user: string): Record<string, unknown> {
+export function chatBody(m: HttpManifest, req: Pick<ProviderRequest, 'schemaId' | 'schema' | 'constrain'>, system: string, user: string): Record<string, unknown> {
   const s = samplingOptions(m.sampler);
   return {
     model: m.model,
@@ -33,8 +33,15 @@ export function chatBody(m: HttpManifest, req: Pick<ProviderRequest, 'schemaId' 
     seed: s.seed,
     max_tokens: s.maxTokens,
     stream: false,
-    response_format: { type: 'json_schema', json_schema: { name: req.schemaId.replace(/[^A-Za-z0-9_-]/g, '_'), schema: req.schema, strict: true } },
+    ...(req.constrain === false ? {} : { response_format: { type: 'json_schema', json_schema: { name: req.schemaId.replace(/[^A-Za-z0-9_-]/g, '_'), schema: req.schema, strict: true } } }),
   };
+}
+
+/** The server's `usage` block, when it sent a well-formed one. */
+function usageOf(raw: string): ProviderUsage | undefined {
+  const u = (JSON.parse(raw) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+  if (typeof u?.prompt_tokens !== 'number') return undefined;
+  return { prompt_tokens: u.prompt_tokens, output_tokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null };
 }
 
 /** The assistant text out of a chat-completions answer, or a ProviderError saying what was wrong. */
@@ -66,9 +73,9 @@ export function createHttpAdapter(): ProviderAdapter<HttpManifest> {
     } catch (e) {
       throw new ProviderError('tool_failed', (e as Error).message);
     }
-    let rendered;
+    let rendered = req.messages;
     try {
-      rendered = renderPrompt(await loadPrompt(req.root, m.prompt), {
+      rendered ??= renderPrompt(await loadPrompt(req.root, m.prompt), {
         schema: req.schema, schemaId: req.schemaId, capability: req.capability, input: req.input, feedback: req.feedback,
         maxInputBytes: m.max_input_bytes, params: { input_limit_bytes: inputLimit(m.max_input_bytes) },
       });
@@ -109,7 +116,8 @@ export function createHttpAdapter(): ProviderAdapter<HttpManifest> {
     if (Buffer.byteLength(text) > m.limits.max_output_bytes) {
       throw new ProviderError('tool_failed', `provider "${m.id}": ${Buffer.byteLength(text)} bytes of output, above limits.max_output_bytes ${m.limits.max_output_bytes}`, { durationMs });
     }
-    return { kind: 'text', text };
+    const usage = usageOf(raw);
+    return { kind: 'text', text, ...(usage ? { usage } : {}) };
   };
 
   return {

@@ -7,7 +7,8 @@
  *
  *   stdin  {"input": <the recorded input text>, "capability": "extract@1",
  *           "schema": <the output JSON Schema>, "schema_id": "log_summary@2",
- *           "feedback": <the previous validation error or null>}
+ *           "feedback": <the previous validation error or null>,
+ *           "messages": {"system", "user"} — only when `pico eval` rendered the prompt}
  *   stdout the answer as text (JSON, possibly in prose or fences — the ladder
  *          repairs and validates it; this adapter returns it untouched)
  *
@@ -41,6 +42,7 @@ export function shellStdin(request: ProviderRequest): string {
   return JSON.stringify({
     input: request.input, capability: request.capability, schema: request.schema,
     schema_id: request.schemaId, feedback: request.feedback,
+    ...(request.messages ? { messages: request.messages } : {}),
   });
 }
 

@@ -22,11 +22,24 @@ export interface ProviderRequest {
   /** the root folder of this picoharness installation */
   root: string;
   signal: AbortSignal;
+  /**
+   * Messages already rendered by the caller (`pico eval` builds its own prompt variants); when set, the
+   * model adapters send them instead of rendering the manifest's prompt envelope. The runtime never sets it.
+   */
+  messages?: { system: string; user: string };
+  /** false: decode without a grammar / response_format (eval's unconstrained modes); default true */
+  constrain?: boolean;
+}
+
+/** What a model call used, when the provider can say (gguf counts tokens, http reads `usage`). */
+export interface ProviderUsage {
+  prompt_tokens: number;
+  output_tokens: number | null;
 }
 
 export type ProviderResponse =
   | { kind: 'value'; value: unknown; confidence?: number }
-  | { kind: 'text'; text: string; confidence?: number };
+  | { kind: 'text'; text: string; confidence?: number; usage?: ProviderUsage };
 
 /** A provider fault that is not a validation failure; `type` is the ledger failure event to write. */
 export class ProviderError extends Error {

@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   memory: { summary: 'the memory index: pico memory rebuild | stats', load: () => import('./memory.js') },
   provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', load: () => import('./provision.js') },
   probe: { summary: 'measure a model provider on this machine: pico probe ID', load: () => import('./probe.js') },
+  eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', load: () => import('./eval.js') },
 };
 
 function help(): string {

@@ -10,7 +10,9 @@
  * `max_trust_in: T2`, `may_emit_control: true` — never both in one
  * manifest; the sampler is greedy and seeded,
  * and points at a shipped prompt for the capability. It refuses to overwrite
- * an existing manifest unless `--force`. Probing is `probe.ts`.
+ * an existing manifest unless `--force`. Probing is `probe.ts`; `--eval CASES`
+ * then runs `pico eval` on the new provider and saves its pass rates into the
+ * manifest's `measured` (src/eval/).
  */
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,6 +24,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { listPrompts } from '../prompts/envelope.js';
 import { capabilityId, ggufProviderSchema, type ManifestOfKind } from '../registry/manifest.js';
 import { describeProbe, probeProvider, providerManifestPath, type ProbeResult } from './probe.js';
+import type { Saved } from '../eval/save.js';
 
 export interface ProvisionOptions {
   file: string;
@@ -125,6 +128,13 @@ export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPat
   return { manifestPath, manifest: probe?.manifest ?? manifest, architecture, probe };
 }
 
+/** `--eval CASES`: run pico eval on the provisioned model and save its pass rates (src/eval/). */
+async function evalProvisioned(cases: string, root: string, id: string): Promise<Saved[]> {
+  const { evaluate } = await import('../eval/index.js');
+  const { saveRun } = await import('./eval.js');
+  return saveRun(await evaluate({ casesPath: cases, root, provider: id }), root);
+}
+
 /** CLI entry: argv excludes the command name. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -132,7 +142,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       id: { type: 'string' }, implements: { type: 'string' }, root: { type: 'string', default: '.' }, json: { type: 'boolean', default: false },
       prompt: { type: 'string' }, threads: { type: 'string' }, 'context-size': { type: 'string' }, force: { type: 'boolean', default: false },
-      'no-probe': { type: 'boolean', default: false },
+      'no-probe': { type: 'boolean', default: false }, eval: { type: 'string' },
     },
   } as const);
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
@@ -140,7 +150,7 @@ export async function main(argv: string[]): Promise<number> {
   const contextSize = num(values['context-size']);
   const bad = (v: number | undefined) => v !== undefined && !(Number.isInteger(v) && v > 0);
   if (positionals.length !== 1 || !values.id || !values.implements || bad(threads) || bad(contextSize)) {
-    process.stderr.write('usage: pico provision FILE.gguf --id ID --implements CAP[,CAP] [--root DIR] [--prompt ID] [--threads N] [--context-size N] [--force] [--no-probe] [--json]\n');
+    process.stderr.write('usage: pico provision FILE.gguf --id ID --implements CAP[,CAP] [--root DIR] [--prompt ID] [--threads N] [--context-size N] [--force] [--no-probe] [--eval CASES] [--json]\n');
     return 2;
   }
   try {
@@ -148,11 +158,14 @@ export async function main(argv: string[]): Promise<number> {
       file: positionals[0]!, id: values.id, implements: values.implements.split(',').map((s) => s.trim()).filter(Boolean), root: values.root,
       prompt: values.prompt, threads, contextSize, force: values.force, probe: !values['no-probe'],
     });
+    // --eval: measure the new provider on a case file and write the pass rates into its manifest
+    const saved = values.eval ? await evalProvisioned(values.eval, path.resolve(values.root), r.manifest.id) : null;
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, resource: r.manifest.resource, cost: r.manifest.cost })}\n`);
+      process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, resource: r.manifest.resource, cost: r.manifest.cost, ...(saved ? { measured: saved } : {}) })}\n`);
     } else {
       process.stdout.write(`provisioned ${r.manifest.id} (${r.architecture}, sha256 ${r.manifest.sha256.slice(0, 16)}…) → ${r.manifestPath}\n`);
       if (r.probe) process.stdout.write(`${describeProbe(r.probe)}\n`);
+      for (const x of saved ?? []) process.stdout.write(`  measured ${x.capability} ${x.schema}: pass rate ${x.measurement.pass_rate} over ${x.measurement.n} cases (${x.measurement.mode})\n`);
     }
     return 0;
   } catch (e) {

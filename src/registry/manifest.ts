@@ -47,6 +47,23 @@ export const costSchema = z.strictObject({
 });
 export type Cost = z.infer<typeof costSchema>;
 
+/**
+ * A pass rate measured by `pico eval --save` (or `pico provision --eval`) on a case file: per
+ * capability and schema, what the policy's pass-rate floor reads until live observations take over.
+ */
+export const evalMeasurementSchema = z.strictObject({
+  pass_rate: z.number().min(0).max(1),
+  n: z.number().int().positive(),
+  /** the harness mode measured (the one closest to how the runtime calls this provider) */
+  mode: z.enum(['raw', 'extract', 'ladder', 'retry', 'grammar']),
+  cases: z.string(),
+  cases_sha256: z.string(),
+  variant_digest: z.string(),
+  machine: z.string(),
+  measured_at: z.string(),
+});
+export type EvalMeasurement = z.infer<typeof evalMeasurementSchema>;
+
 export const limitsSchema = z.strictObject({
   timeout_ms: z.number().int().positive(),
   max_output_bytes: z.number().int().positive(),
@@ -63,6 +80,8 @@ const providerCommon = {
   max_input_bytes: z.number().int().positive(),
   resource: resourceSchema.nullable(),
   cost: costSchema.nullable(),
+  /** capability -> schema -> pass rate measured by pico eval; absent until measured */
+  measured: z.record(capabilityId, z.record(schemaId, evalMeasurementSchema)).optional(),
   security: z.record(capabilityId, securitySchema),
   confidence_floor: z.number().min(0).max(1).nullable(),
   escalates_to: z.array(id),

@@ -4,7 +4,9 @@
  * Six filters in order — implements it (and the schema) → fits the input
  * size → admits the input's trust → control flag matches → measured pass
  * rate clears the floor → p90 cost fits the remaining budget. A measurement
- * filter lets "no measurement yet" through. Survivors are ordered code first,
+ * filter lets "no measurement yet" through; the pass rate is the live one
+ * from five observations up, else the one `pico eval --save` wrote into the
+ * manifest's `measured`. Survivors are ordered code first,
  * then cheapest, then manifest priority, then id. Every rejection is kept
  * with its reason, so an empty result becomes a `capability_gap` event that
  * says why. The policy reads only what it is given: measurements come from
@@ -52,6 +54,13 @@ export function chargedP90(p: ProviderManifest, m: Measurement | undefined): num
   return p.cost?.p90_ms ?? null;
 }
 
+/** The pass rate the floor judges: live observations once there are enough, else the manifest's `pico eval` measurement. */
+export function judgedPassRate(p: ProviderManifest, capability: string, schemaId: string, m: Measurement | undefined): { pass_rate: number; n: number; what: 'measured' | 'eval' } | null {
+  if (m && m.n >= MIN_OBSERVATIONS && m.pass_rate !== null) return { pass_rate: m.pass_rate, n: m.n, what: 'measured' };
+  const e = p.measured?.[capability]?.[schemaId];
+  return e && e.n >= MIN_OBSERVATIONS ? { pass_rate: e.pass_rate, n: e.n, what: 'eval' } : null;
+}
+
 /** Filter and order every provider for one call. */
 export function select(providers: Iterable<ProviderManifest>, req: SelectRequest): Selection {
   const rejected: Rejection[] = [];
@@ -83,8 +92,9 @@ export function select(providers: Iterable<ProviderManifest>, req: SelectRequest
       continue;
     }
     const m = req.measurements[p.id]?.[req.schemaId];
-    if (m && m.n >= MIN_OBSERVATIONS && m.pass_rate !== null && m.pass_rate < MIN_PASS_RATE) {
-      reject('pass_rate', `measured pass rate ${(m.pass_rate * 100).toFixed(0)}% over ${m.n} calls is below ${MIN_PASS_RATE * 100}%`);
+    const rate = judgedPassRate(p, cap.id, req.schemaId, m);
+    if (rate && rate.pass_rate < MIN_PASS_RATE) {
+      reject('pass_rate', `${rate.what} pass rate ${(rate.pass_rate * 100).toFixed(0)}% over ${rate.n} ${rate.what === 'measured' ? 'calls' : 'eval cases'} is below ${MIN_PASS_RATE * 100}%`);
       continue;
     }
     const p90 = chargedP90(p, m);
