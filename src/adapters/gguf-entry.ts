@@ -54,7 +54,8 @@ export function schemaDigest(schema: unknown): string {
 export function grammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(grammarSchema);
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k, grammarSchema(v)]));
+  // const, enum and default hold values, not schemas: copied as they are
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k, k === 'const' || k === 'enum' || k === 'default' ? v : grammarSchema(v)]));
 }
 
 /** The grammar for a schema, built once per entry. */
@@ -67,22 +68,6 @@ export async function grammarFor(llama: Llama, entry: LoadedModel, schema: Recor
   const grammar = await llama.createGrammarForJsonSchema(grammarSchema(schema) as never);
   entry.grammars.set(digest, grammar);
   return grammar;
-}
-
-/**
- * The schema in the dialect node-llama-cpp's grammar builder reads: it knows `oneOf` but not
- * `anyOf` (an `anyOf` it ignores, which would let any value through — a list of calls decoded as
- * `[null, null]`). For a grammar the two mean the same: every branch may be produced.
- */
-export function grammarSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(grammarSchema);
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-    if (k === 'anyOf' && !('oneOf' in (node as Record<string, unknown>))) out.oneOf = grammarSchema(v);
-    else out[k] = k === 'const' || k === 'enum' || k === 'default' || k === 'examples' ? v : grammarSchema(v);
-  }
-  return out;
 }
 
 /** Release an entry's children in reverse order; every failure is reported together. */
