@@ -96,7 +96,7 @@ describe('session', () => {
     bigLog(root);
     rt = await openRuntime(root);
     const job = exampleJob();
-    job.plan[1] = { ...job.plan[1]!, args: { path: 'examples/data/big.log' } };
+    job.plan![1] = { ...job.plan![1]!, args: { path: 'examples/data/big.log' } };
     const id = newSession(rt, job);
     await rt.runSession(id);
     const outs = readLedger(rt.sessionDir(id)).filter((e) => e.type === 'tool_output') as Extract<LedgerEvent, { type: 'tool_output' }>[];
@@ -196,7 +196,7 @@ describe('session', () => {
     });
     rt = await openRuntime(root);
     const job = exampleJob();
-    job.plan[1] = { ...job.plan[1]!, tool: 'hang', args: {} };
+    job.plan![1] = { ...job.plan![1]!, tool: 'hang', args: {} };
     const t0 = Date.now();
     const id = newSession(rt, job);
     const result = await rt.runSession(id);
@@ -264,7 +264,7 @@ describe('session', () => {
       }],
     });
     const job = exampleJob();
-    job.plan[1] = { ...job.plan[1]!, args: { path: 'examples/data/big.log' } };
+    job.plan![1] = { ...job.plan![1]!, args: { path: 'examples/data/big.log' } };
     const id = newSession(rt, job);
     dir = rt.sessionDir(id);
     await expect(rt.runSession(id)).rejects.toThrow(/corrupt/);
