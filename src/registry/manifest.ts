@@ -76,12 +76,16 @@ export const codeProviderSchema = z.strictObject({
   /** name of a module registered in providers/index.ts */
   entry: z.string().min(1),
 });
+/** The least isolation a program needs (src/world/sandbox.ts); where the machine gives less, it does not run. */
+export const isolationSchema = z.enum(['none', 'network', 'partial', 'full']);
+
 export const shellProviderSchema = z.strictObject({
   ...providerCommon,
   kind: z.literal('shell'),
   /** argv; the first element is resolved against the root when it is relative */
   command: z.array(z.string().min(1)).min(1),
   limits: limitsSchema,
+  requires_isolation: isolationSchema.optional(),
 });
 export const ggufProviderSchema = z.strictObject({
   ...providerCommon,
@@ -126,8 +130,10 @@ export const toolManifestSchema = z.strictObject({
   reducer: capabilityId,
   effect: z.enum(['read_only', 'destructive']),
   idempotent: z.boolean(),
-  trust_out: trustSchema,
+  /** what enters a session from a tool is outside data: T1 only (T0/T2 would let it steer control) */
+  trust_out: z.literal('T1', { error: 'a tool\'s output is outside data: trust_out must be "T1" (T0 and T2 are for the runtime and the operator)' }),
   limits: limitsSchema,
+  requires_isolation: isolationSchema.optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 

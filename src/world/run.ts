@@ -23,11 +23,13 @@
  * that means; this module never throws for a subprocess that misbehaved. It
  * deliberately does not interpret output, retry, or decide trust.
  */
+import { chownSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type IsolationLevel, type WorldCapabilities, worldCapabilities, wrapArgv } from './sandbox.js';
+import { type IsolationLevel, meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import { wrapArgv } from './wrap.js';
 
 export interface WorldRequest {
   argv: string[];
@@ -43,6 +45,10 @@ export interface WorldRequest {
   signal?: AbortSignal;
   /** paths that stay writable when the filesystem is read-only; default [cwd] */
   writable?: string[];
+  /** the least isolation this program may run under; less on this machine = not run (cause says why) */
+  requires?: IsolationLevel;
+  /** paths the program may read besides the system folders (where host paths are hidden); default none */
+  readable?: string[];
 }
 
 export interface WorldResult {
@@ -143,11 +149,18 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const env = worldEnv(req.cwd, req.env);
   const started = performance.now();
   const base = { command: display(req.argv), cwd: req.cwd, isolation: caps.level };
+  if (req.requires && !meetsLevel(caps.level, req.requires)) {
+    return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: false, stdout: '', stderr: '', failed: true,
+      cause: `not run: it requires isolation "${req.requires}" and this machine gives "${caps.level}" (not enforced here: ${caps.notEnforced.join('; ')}); install bubblewrap (bwrap) or allow user namespaces, or lower requires_isolation in its manifest` };
+  }
   if (req.signal?.aborted) {
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: true,
       stdout: '', stderr: '', failed: true, cause: 'canceled before start' };
   }
-  const [file, ...args] = wrapArgv(caps, req.argv, req.writable ?? [req.cwd], req.cwd);
+  const writable = req.writable ?? [req.cwd];
+  // as root the program runs as the sandbox user: its own folders must be its own
+  if (caps.runAsUid !== null) for (const w of writable) chownSync(w, caps.runAsUid, caps.runAsUid);
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,
