@@ -7,7 +7,10 @@
  * in `path_args` must resolve — after symlinks — inside one of `read_paths`;
  * and they enter the argv only as whole elements (`"{name}"`), never through a
  * shell, so there is no quoting to get wrong. A path argument starting with
- * "-" is refused so it cannot be read as an option.
+ * "-" is refused so it cannot be read as an option; so is any other argument
+ * starting with "-", unless the argv has "--" before its placeholder or its
+ * property in input_schema says which values it takes (a pattern, an enum, a
+ * const or a lower bound) and the value fits.
  *
  * It deliberately does not run anything (run.ts does) and does not interpret
  * argument meaning beyond paths.
@@ -73,14 +76,30 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
     + `use a file under one of them, or add its folder to read_paths in the ${tool.name} tool manifest`);
 }
 
-/** Render a non-path argument as one argv element; only scalars are allowed. */
-function scalar(tool: ToolManifest, name: string, value: unknown): string {
+/** The property's schema says which values it takes (a pattern, an enum, a const, a lower bound): a leading "-" is then its choice. */
+function explicitlyAdmitsDash(tool: ToolManifest, name: string): boolean {
+  const props = tool.input_schema.properties as Record<string, Record<string, unknown>> | undefined;
+  const p = props?.[name];
+  if (!p || typeof p !== 'object') return false;
+  return ['pattern', 'enum', 'const', 'minimum', 'exclusiveMinimum'].some((k) => k in p);
+}
+
+/** Render a non-path argument as one argv element; only scalars are allowed, and none that reads as an option. */
+function scalar(tool: ToolManifest, name: string, value: unknown, afterDashDash: boolean): string {
+  let text: string;
   if (typeof value === 'string') {
     if (value.includes('\0')) throw refuse(tool, `argument "${name}" contains a NUL byte; remove it`);
-    return value;
+    text = value;
+  } else if (typeof value === 'number' || typeof value === 'boolean') {
+    text = String(value);
+  } else {
+    throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
   }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
+  if (text.startsWith('-') && !afterDashDash && !explicitlyAdmitsDash(tool, name)) {
+    throw refuse(tool, `argument "${name}" = ${JSON.stringify(text)} starts with "-" and would be read as an option; `
+      + `pass a value without the leading "-", or (in the ${tool.name} tool manifest) put "--" before {${name}} in command or give input_schema.properties.${name} a pattern that admits it`);
+  }
+  return text;
 }
 
 /** Check the arguments and build the argv: "{name}" elements become the checked value, nothing else changes. */
@@ -90,13 +109,14 @@ export async function buildArgv(tool: ToolManifest, args: Record<string, unknown
   for (const name of tool.path_args) {
     if (name in args) paths.set(name, await confinePath(tool, name, args[name], root));
   }
-  return tool.command.map((element) => {
+  const dashDash = tool.command.indexOf('--');
+  return tool.command.map((element, i) => {
     const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(element);
     if (!m) return element;
     const name = m[1]!;
     if (!(name in args) || args[name] === undefined) {
       throw refuse(tool, `the command uses {${name}} but no argument "${name}" was given; pass it, or mark it required in input_schema`);
     }
-    return paths.get(name) ?? scalar(tool, name, args[name]);
+    return paths.get(name) ?? scalar(tool, name, args[name], dashDash >= 0 && dashDash < i);
   });
 }
