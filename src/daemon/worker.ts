@@ -82,6 +82,20 @@ class Worker {
     }
     this.memory = await openRealMemory(this.root, this.log);
     send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) }, true);
+    void this.reportWorld();
+  }
+
+  /** Probe the execution world once ready and leave what it found for `pico status`. */
+  private async reportWorld(): Promise<void> {
+    try {
+      const { worldCapabilities } = await import('../world/sandbox.js');
+      const { writeWorldReport } = await import('../world/report.js');
+      const caps = await worldCapabilities();
+      writeWorldReport(daemonPaths(this.root).daemonDir, caps);
+      this.log.info({ event: 'world', level: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
+    } catch (err) {
+      this.log.warn({ err }, `could not report the execution world: ${(err as Error).message}`);
+    }
   }
 
   onMessage(m: ToWorker): void {

@@ -157,3 +157,28 @@ describe('the world holds against a hostile program', () => {
       expect(Number(/count=(\d+)/.exec(r.stdout)?.[1])).toBeLessThanOrEqual(6);
     });
 });
+
+describe('requires_isolation', () => {
+  it('a program that requires more isolation than the machine gives does not run, and the cause names what is missing', async () => {
+    const { NO_ISOLATION } = await import('../../src/world/sandbox.js');
+    const { cwd } = await scene();
+    const r = await runInWorld({ argv: ['/bin/sh', '-c', 'touch ran'], cwd, timeoutMs: 5000, maxOutputBytes: 100, requires: 'full' }, { capabilities: NO_ISOLATION });
+    expect(r).toMatchObject({ failed: true, exitCode: null });
+    expect(r.cause).toMatch(/requires isolation "full" and this machine gives "none"/);
+    expect(r.cause).toMatch(/install bubblewrap/);
+    expect(existsSync(join(cwd, 'ran'))).toBe(false);
+  });
+
+  it('a tool that requires "full" becomes tool_failed naming the missing isolation where the machine gives less, and runs where it gives it', async () => {
+    const { runTool } = await import('../../src/tools/run.js');
+    const { root, cwd } = await scene();
+    const t = {
+      manifest: 'tool@1' as const, name: 'strict', description: 'x', command: ['echo', 'hello'], input_schema: { type: 'object' },
+      path_args: [], read_paths: [], output: { media: 'text' as const }, reducer: 'extract@1', effect: 'read_only' as const,
+      idempotent: true, trust_out: 'T1' as const, limits: { timeout_ms: 5000, max_output_bytes: 100 }, requires_isolation: 'full' as const,
+    };
+    const run = runTool(t, {}, { root, workDir: cwd });
+    if (caps.level === 'full') return expect((await run).output).toBe('hello\n');
+    await expect(run).rejects.toMatchObject({ type: 'tool_failed', message: expect.stringMatching(/requires isolation "full"/) });
+  });
+});
