@@ -134,6 +134,8 @@ export const toolManifestSchema = z.strictObject({
   trust_out: z.literal('T1', { error: 'a tool\'s output is outside data: trust_out must be "T1" (T0 and T2 are for the runtime and the operator)' }),
   limits: limitsSchema,
   requires_isolation: isolationSchema.optional(),
+  /** the tool reports on the host (df): it sees the host's tree read-only, so its runs are "partial" at most */
+  host_view: z.boolean().optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 

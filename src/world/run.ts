@@ -45,6 +45,8 @@ export interface WorldRequest {
   signal?: AbortSignal;
   /** paths that stay writable when the filesystem is read-only; default [cwd] */
   writable?: string[];
+  /** see the host's tree read-only (level "partial" at most) instead of only the declared paths */
+  hostView?: boolean;
   /** the least isolation this program may run under; less on this machine = not run (cause says why) */
   requires?: IsolationLevel;
   /** paths the program may read besides the system folders (where host paths are hidden); default none */
@@ -148,10 +150,11 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const caps = opts.capabilities ?? (await worldCapabilities());
   const env = worldEnv(req.cwd, req.env);
   const started = performance.now();
-  const base = { command: display(req.argv), cwd: req.cwd, isolation: caps.level };
-  if (req.requires && !meetsLevel(caps.level, req.requires)) {
+  const base = { command: display(req.argv), cwd: req.cwd, isolation: req.hostView && caps.level === 'full' ? 'partial' as const : caps.level };
+  const level: IsolationLevel = req.hostView && caps.level === 'full' ? 'partial' : caps.level;
+  if (req.requires && !meetsLevel(level, req.requires)) {
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: false, stdout: '', stderr: '', failed: true,
-      cause: `not run: it requires isolation "${req.requires}" and this machine gives "${caps.level}" (not enforced here: ${caps.notEnforced.join('; ')}); install bubblewrap (bwrap) or allow user namespaces, or lower requires_isolation in its manifest` };
+      cause: `not run: it requires isolation "${req.requires}" and ${req.hostView && caps.level === 'full' ? 'a run with host_view gets' : 'this machine gives'} "${level}" (not enforced here: ${caps.notEnforced.join('; ') || (req.hostView ? 'host paths hidden' : '')}); install bubblewrap (bwrap) or allow user namespaces, or lower requires_isolation in its manifest` };
   }
   if (req.signal?.aborted) {
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: true,
@@ -160,7 +163,7 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const writable = req.writable ?? [req.cwd];
   // as root the program runs as the sandbox user: its own folders must be its own
   if (caps.runAsUid !== null) for (const w of writable) chownSync(w, caps.runAsUid, caps.runAsUid);
-  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs });
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, ...(req.hostView ? { hostView: true } : {}) });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

@@ -10,7 +10,9 @@
  * bwrap builds a new root on an empty tmpfs: only the system folders from
  * settings (read-only), the declared readable paths (read-only), the
  * writable paths, a minimal /dev and a fresh /proc of its own pid namespace;
- * then `/` is remounted read-only. As root bwrap runs privileged (no user
+ * then `/` is remounted read-only. A run with `hostView` (a tool that must
+ * see the host, such as df) gets the host's tree bound read-only instead
+ * (level "partial" for that run). As root bwrap runs privileged (no user
  * namespace) and setpriv drops to the sandbox user with an empty capability
  * bounding set; otherwise bwrap makes a user namespace and drops every
  * capability itself. Either way nothing inside can mount, unmount or remount.
@@ -29,6 +31,8 @@ import type { WorldCapabilities } from './sandbox.js';
 
 export interface Confinement {
   writable: readonly string[];
+  /** show the host's whole tree read-only instead of a new root (a tool that reports on the host, e.g. df) */
+  hostView?: boolean;
   readable: readonly string[];
   cwd: string;
   timeoutMs: number;
@@ -104,8 +108,9 @@ export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Co
     const dirs = parentDirs([...system.paths, ...c.readable, ...c.writable]).flatMap((d) => ['--perms', '0755', '--dir', d]);
     const ro = c.readable.flatMap((r) => ['--ro-bind', r, r]);
     const rw = c.writable.flatMap((w) => ['--bind', w, w]);
-    return [...limits, bin, ...ns, '--die-with-parent', '--new-session', '--tmpfs', '/', ...dirs, ...system.args,
-      '--dev', '/dev', '--proc', '/proc', ...ro, ...rw, '--remount-ro', '/', '--chdir', c.cwd, '--', ...drop, ...argv];
+    const tree = c.hostView ? ['--ro-bind', '/', '/'] : ['--tmpfs', '/', ...dirs, ...system.args];
+    return [...limits, bin, ...ns, '--die-with-parent', '--new-session', ...tree,
+      '--dev', '/dev', '--proc', '/proc', ...(c.hostView ? [] : ro), ...rw, '--remount-ro', '/', '--chdir', c.cwd, '--', ...drop, ...argv];
   }
   const userNs = root ? [] : ['-r'];
   if (caps.level === 'network') return [...limits, bin, ...userNs, '-n', '--', ...drop, ...argv];

@@ -182,3 +182,17 @@ describe('requires_isolation', () => {
     await expect(run).rejects.toMatchObject({ type: 'tool_failed', message: expect.stringMatching(/requires isolation "full"/) });
   });
 });
+
+describe('host_view (a tool that reports on the host, such as df)', () => {
+  it('sees the host\'s mounts read-only, still cannot remount, and counts as "partial" for requires_isolation', async () => {
+    const { cwd, other } = await scene();
+    const r = await sh(`df -P -k /; mount -o remount,rw / 2>/dev/null; echo pwned > '${other}' 2>/dev/null; echo done`, cwd, { hostView: true });
+    expect(r.stdout).toContain('done');
+    expect(await readFile(other, 'utf8')).toBe('{"outcome":"answered"}\n');
+    if (caps.level !== 'full') return;
+    expect(r.isolation).toBe('partial');
+    expect(r.stdout.split('\n')[1]).not.toMatch(/^tmpfs/); // the host's root file system, not the sandbox's
+    const strict = await sh('true', cwd, { hostView: true, requires: 'full' });
+    expect(strict.cause).toMatch(/requires isolation "full" and a run with host_view gets "partial"/);
+  });
+});
