@@ -198,7 +198,7 @@ function describe(level: IsolationLevel, wrapper: WorldCapabilities['wrapper'], 
 /** Check one wrapper by observation; the capabilities it delivers (at most `level`), or null when it falls short of `level`. */
 export async function tryWrapper(level: Exclude<IsolationLevel, 'none'>, wrapper: 'bwrap' | 'unshare', path: string,
   tools: { limiter?: string | null; dropper?: string | null } = {}): Promise<WorldCapabilities | null> {
-  const limiter = tools.limiter === undefined ? await findBinary('prlimit') : tools.limiter;
+  const limiter = tools.limiter === undefined ? await findLimiter() : tools.limiter;
   const dropper = tools.dropper === undefined ? await findBinary('setpriv') : tools.dropper;
   const dir = await mkdtemp(join(tmpdir(), 'pico-probe-'));
   try {
@@ -214,7 +214,7 @@ export async function tryWrapper(level: Exclude<IsolationLevel, 'none'>, wrapper
 
 /** Limits and the user drop without any wrapper: observed like the rest. */
 async function bare(): Promise<WorldCapabilities> {
-  const limiter = await findBinary('prlimit');
+  const limiter = await findLimiter();
   const dropper = await findBinary('setpriv');
   if (!limiter && !dropper) return NO_ISOLATION;
   const dir = await mkdtemp(join(tmpdir(), 'pico-probe-'));
@@ -225,6 +225,13 @@ async function bare(): Promise<WorldCapabilities> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** prlimit, when it can set limits here (a syscall filter may forbid setrlimit). */
+async function findLimiter(): Promise<string | null> {
+  const path = await findBinary('prlimit');
+  if (!path) return null;
+  return (await tryRun([path, '--nofile=256', '--', '/bin/true'], '/')) === null ? null : path;
 }
 
 /** Try bwrap, then unshare "partial", then unshare "network"; settle for "none". */

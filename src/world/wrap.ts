@@ -59,11 +59,18 @@ export function runningAsRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-/** setpriv: as root, become the sandbox user; always clear every capability and forbid new privileges. */
+/**
+ * setpriv: as root, become the sandbox user with no capability; inside an unshare user namespace
+ * (where the program would hold every capability of that namespace) clear them; bwrap without
+ * root drops them itself; a plain run of another user has none to drop. No new privileges always.
+ */
 function dropArgv(caps: WorldCapabilities): string[] {
   if (!caps.dropperPath) return [];
-  const user = caps.runAsUid !== null ? [`--reuid=${caps.runAsUid}`, `--regid=${caps.runAsUid}`, '--clear-groups'] : [];
-  return [caps.dropperPath, ...user, '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  if (caps.runAsUid !== null) {
+    return [caps.dropperPath, `--reuid=${caps.runAsUid}`, `--regid=${caps.runAsUid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  }
+  if (caps.wrapper === 'unshare' && caps.level !== 'none') return [caps.dropperPath, '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  return [caps.dropperPath, '--no-new-privs', '--'];
 }
 
 let systemBinds: { paths: string[]; args: string[] } | null = null;
