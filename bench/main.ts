@@ -15,6 +15,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   ladder: async () => (await import('./ladder.js')).benchLadder(),
   memory: async () => (await import('./memory.js')).benchMemory(),
   models: async () => (await import('./models.js')).benchModels(),
+  world: async () => (await import('../src/world/bench.js')).benchWorld(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

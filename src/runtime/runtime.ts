@@ -22,7 +22,9 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
 import { listPrompts } from '../prompts/envelope.js';
-import { loadRoot, type LoadedRoot } from '../registry/load.js';
+import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
+import { Registry } from '../registry/registry.js';
+import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from '../registry/snapshot.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
 import { isBuiltin } from '../world/builtin.js';
@@ -39,6 +41,11 @@ export interface RuntimeOptions {
   hooks?: Hook[];
   /** where measured pass rates and costs come from; default: the root's memory index */
   measure?: Measure;
+  /**
+   * Keep the last set that loaded in `file`; with `fallBack`, opening with manifests that do not load
+   * uses that set instead of failing (a new session worker of a daemon that was already serving).
+   */
+  lastGood?: { file: string; fallBack: boolean };
 }
 
 export interface RunSessionOptions {
@@ -133,7 +140,7 @@ export class Runtime {
 
   private async reload(): Promise<void> {
     const fingerprint = manifestFingerprint(this.root);
-    const loaded = loadRoot(this.root);
+    const loaded = this.loadManifests();
     const prompts: Record<string, string> = {};
     for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
     const composition = buildComposition(loaded, prompts, providerCodeDigests());
@@ -145,6 +152,26 @@ export class Runtime {
     this.fingerprint = fingerprint;
     this.measurements?.forget();
     if (old) await old.scope.unwind();
+  }
+
+  /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
+  private loadManifests(): LoadedRoot {
+    const lg = this.opts.lastGood;
+    if (!lg) return loadRoot(this.root);
+    const snap = captureManifests(this.root);
+    try {
+      const loaded = loadRoot(this.root, new Registry(), snapshotSource(snap));
+      const text = JSON.stringify(snap);
+      if (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== text) storeSnapshot(lg.file, snap);
+      return loaded;
+    } catch (err) {
+      const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;
+      if (!good) throw err;
+      const loaded = loadRoot(this.root, new Registry(), snapshotSource(good));
+      this.log.error({ event: 'manifests_broken', err: (err as Error).message, last_good: lg.file },
+        `manifests do not load; the last good set stays in force until they are fixed: ${(err as Error).message}`);
+      return loaded;
+    }
   }
 
   sessionDir(sessionId: string): string {
