@@ -16,6 +16,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   memory: async () => (await import('./memory.js')).benchMemory(),
   models: async () => (await import('./models.js')).benchModels(),
   agent: async () => (await import('./agent.js')).benchAgent(),
+  world: async () => (await import('../src/world/bench.js')).benchWorld(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

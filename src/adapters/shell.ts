@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ManifestOfKind } from '../registry/manifest.js';
 import { abortReason, stderrExcerpt } from '../tools/run.js';
+import { argvFiles } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
 import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
 
@@ -55,8 +56,9 @@ export function createShellAdapter(): ProviderAdapter<ShellManifest> & { dispose
   async function call(manifest: ShellManifest, request: ProviderRequest, stop: AbortController): Promise<ProviderResponse> {
     const scratch = await mkdtemp(join(tmpdir(), 'pico-shell-'));
     try {
+      const argv = shellArgv(manifest, request.root);
       const r = await runInWorld({
-        argv: shellArgv(manifest, request.root), stdin: shellStdin(request), cwd: scratch,
+        argv, readable: argvFiles(argv, request.root), ...(manifest.requires_isolation ? { requires: manifest.requires_isolation } : {}), stdin: shellStdin(request), cwd: scratch,
         timeoutMs: manifest.limits.timeout_ms, maxOutputBytes: manifest.limits.max_output_bytes, signal: stop.signal,
       });
       const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };

@@ -14,10 +14,8 @@
  * and a playbook qualifies only when at least one of its intent phrases
  * occurs in the goal whole (every stemmed word of it).
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
-import type { ManifestIssue } from '../registry/load.js';
+import type { ManifestIssue, ManifestSource } from '../registry/load.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { rankTools, terms } from './index.js';
 import { EXTRACTORS } from './extractors.js';
@@ -52,18 +50,20 @@ export interface LoadedPlaybooks {
   issues: ManifestIssue[];
 }
 
-/** Read `manifests/playbooks/*.json` under root and check them against the tools; problems are collected, not thrown. */
-export function loadPlaybooks(root: string, tools: ReadonlyMap<string, ToolManifest>): LoadedPlaybooks {
-  const dir = join(root, 'manifests', 'playbooks');
+/**
+ * Read `manifests/playbooks/*.json` from a manifest source (the root's folders, or the last good
+ * snapshot of them) and check them against the tools; problems are collected, not thrown.
+ */
+export function loadPlaybooks(source: ManifestSource, tools: ReadonlyMap<string, ToolManifest>): LoadedPlaybooks {
   const out: LoadedPlaybooks = { playbooks: [], documents: {}, issues: [] };
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  const names = source.list('playbooks', out.issues);
+  if (!names) return out;
+  for (const name of names.filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort()) {
     const file = `manifests/playbooks/${name}`;
     const issue = (path: string, message: string, fix: string) => out.issues.push({ file, path, message, fix });
-    if (lstatSync(join(dir, name)).isSymbolicLink()) { issue('', 'is a symbolic link', 'copy the playbook into manifests/playbooks/ instead of linking it'); continue; }
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      json = JSON.parse(source.read(file));
     } catch (err) {
       issue('', `not valid JSON (${(err as Error).message})`, 'fix the JSON syntax');
       continue;

@@ -7,6 +7,7 @@
  */
 import { daemonPaths } from '../daemon/paths.js';
 import { readStatus, type DaemonStatus } from '../daemon/status.js';
+import { readWorldReport, worldLine } from '../world/report.js';
 import { jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico status [--root DIR] [--json]';
@@ -49,7 +50,8 @@ export async function main(argv: string[]): Promise<number> {
   const now = Date.now();
   const running = reading.state === 'running';
   if (values.json) {
-    const body = reading.state === 'never' ? { state: 'not_running', reason: 'never started', status: null } : { state: running ? 'running' : 'not_running', reason: reading.state, uptime_ms: running ? now - Date.parse(reading.status.started_at) : null, status: reading.status };
+    const world = readWorldReport(paths.daemonDir);
+    const body = reading.state === 'never' ? { state: 'not_running', reason: 'never started', status: null, world } : { state: running ? 'running' : 'not_running', reason: reading.state, uptime_ms: running ? now - Date.parse(reading.status.started_at) : null, status: reading.status, world };
     process.stdout.write(JSON.stringify(body) + '\n');
     return running ? 0 : 3;
   }
@@ -66,6 +68,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`picoharness daemon: not running (stale status from pid ${s.pid}, last update ${s.updated_at}: it did not stop cleanly; unfinished jobs resume on the next start)\n`);
     return 3;
   }
-  process.stdout.write(`picoharness daemon: ${s.state} (pid ${s.pid}, up ${human(now - Date.parse(s.started_at))}) on ${s.root}\n${describe(s, now).join('\n')}\n`);
+  process.stdout.write(`picoharness daemon: ${s.state} (pid ${s.pid}, up ${human(now - Date.parse(s.started_at))}) on ${s.root}\n${describe(s, now).join('\n')}\n${worldLine(readWorldReport(paths.daemonDir))}\n`);
   return 0;
 }

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
-import type { FromWorker, RunOutcome, StepProgress, ToWorker } from './worker-protocol.js';
+import { KEEP_LAST_GOOD, type FromWorker, type RunOutcome, type StepProgress, type ToWorker } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
 /** How long a worker may take to close after `exit` before it is killed. */
@@ -113,6 +113,8 @@ export class WorkerHost {
   private readonly runs = new Map<string, Pending>();
   private readonly ingests = new Map<number, { live: Live; resolve: () => void; reject: (err: Error) => void }>();
   private readyWaiter: { live: Live; resolve: (m: FromWorker) => void } | null = null;
+  /** a worker of this daemon opened the root: later ones keep the last good manifests (KEEP_LAST_GOOD) */
+  private served = false;
   /** called whenever the worker starts or stops (for the status file) */
   onChange: (pid: number | null) => void = () => undefined;
 
@@ -284,7 +286,7 @@ export class WorkerHost {
     if (this.live) await this.live.exited; // one that is on its way out
     await this.killSurvivor();
     const t0 = performance.now();
-    const child = fork(workerScript(), [this.opts.root], {
+    const child = fork(workerScript(), [this.opts.root, ...(this.served ? [KEEP_LAST_GOOD] : [])], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: workerEnv(this.opts.env ?? process.env),
       serialization: 'json',
@@ -306,6 +308,7 @@ export class WorkerHost {
       throw new WorkerStartError(first.message, first.name);
     }
     live.ready = true;
+    this.served = true;
     const m = first as Extract<FromWorker, { t: 'ready' }>;
     this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;

@@ -63,3 +63,5 @@ export type FromWorker =
 
 /** Exit code of a worker whose root does not load (the daemon exits with the same, EXIT_BROKEN_ROOT). */
 export const WORKER_EXIT_BROKEN_ROOT = 3;
+/** The worker's second argument when an earlier worker of this daemon served: broken manifests fall back to the last good set. */
+export const KEEP_LAST_GOOD = '--keep-last-good';

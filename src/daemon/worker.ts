@@ -21,7 +21,9 @@
 import type { Logger } from 'pino';
 import { createLogger } from '../log.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
-import { WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
+import { join } from 'node:path';
+import { daemonPaths } from './paths.js';
+import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
 
@@ -62,13 +64,15 @@ class Worker {
   private refusing = false;
   private signals = 0;
 
-  constructor(private readonly root: string, private readonly log: Logger) {}
+  constructor(private readonly root: string, private readonly log: Logger, private readonly keepLastGood: boolean) {}
 
   async open(): Promise<void> {
     const t0 = performance.now();
     try {
       const { openRuntime } = await import('../runtime/runtime.js');
-      this.runtime = await openRuntime(this.root, { log: this.log });
+      // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
+      const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
+      this.runtime = await openRuntime(this.root, { log: this.log, lastGood });
     } catch (err) {
       const e = err as Error;
       send({ t: 'fatal', name: e.name, message: e.message }, true);
@@ -78,6 +82,20 @@ class Worker {
     }
     this.memory = await openRealMemory(this.root, this.log);
     send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) }, true);
+    void this.reportWorld();
+  }
+
+  /** Probe the execution world once ready and leave what it found for `pico status`. */
+  private async reportWorld(): Promise<void> {
+    try {
+      const { worldCapabilities } = await import('../world/sandbox.js');
+      const { writeWorldReport } = await import('../world/report.js');
+      const caps = await worldCapabilities();
+      writeWorldReport(daemonPaths(this.root).daemonDir, caps);
+      this.log.info({ event: 'world', level: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
+    } catch (err) {
+      this.log.warn({ err }, `could not report the execution world: ${(err as Error).message}`);
+    }
   }
 
   onMessage(m: ToWorker): void {
@@ -186,7 +204,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const w = new Worker(root, log);
+  const w = new Worker(root, log, process.argv[3] === KEEP_LAST_GOOD);
   process.on('message', (m: ToWorker) => w.onMessage(m));
   // the daemon is gone: leave at once (see the header), never finish a step unsupervised
   process.on('disconnect', () => process.exit(process.exitCode ?? 0));

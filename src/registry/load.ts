@@ -10,6 +10,7 @@
  * after each file is valid on its own.
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { checkHostView, checkInsideRoot, checkProgram, checkToolArgv } from './boundary.js';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { compileSchema } from '../ladder/schemas.js';
@@ -57,15 +58,35 @@ export interface LoadedRoot {
 const KNOWN_KEYS = new Set<string>();
 for (const s of [capabilityManifestSchema, toolManifestSchema, ...providerManifestSchema.options]) collectKeys(s, KNOWN_KEYS);
 
+/** Where manifest texts come from: the root's folders, or a snapshot of the last good set. */
+export interface ManifestSource {
+  /** file names in manifests/<dir>, or null when the folder is absent */
+  list(dir: string, issues: ManifestIssue[]): string[] | null;
+  read(file: string): string;
+}
+
+/** The manifests under a root, never followed out of it through a symlink. */
+export function folderSource(root: string): ManifestSource {
+  return {
+    list(dir, issues) {
+      const abs = join(root, 'manifests', dir);
+      if (!existsSync(abs)) return null;
+      if (!checkInsideRoot(`manifests/${dir}`, abs, root, issues)) return [];
+      return readdirSync(abs).filter((name) => name.startsWith('.') || checkInsideRoot(`manifests/${dir}/${name}`, join(abs, name), root, issues));
+    },
+    read: (file) => readFileSync(join(root, file), 'utf8'),
+  };
+}
+
 /** Read and check every manifest under `root`; throws ManifestError listing all problems. */
-export function loadRoot(root: string, registry = new Registry()): LoadedRoot {
+export function loadRoot(root: string, registry = new Registry(), source: ManifestSource = folderSource(root)): LoadedRoot {
   const issues: ManifestIssue[] = [];
   const docs: LoadedRoot['documents'] = { capabilities: {}, schemas: {}, tools: {}, providers: {} };
   const files: Record<string, string> = {};
   const handles: Record<string, SchemaHandle> = {};
 
-  for (const file of jsonFiles(root, 'schemas', issues)) {
-    const json = readJson(root, file, issues);
+  for (const file of jsonFiles(source, 'schemas', issues)) {
+    const json = readJson(source, file, issues);
     if (json === undefined) continue;
     const id = typeof json.$id === 'string' ? json.$id : file.replace(/^.*\//, '').replace(/\.json$/, '');
     try {
@@ -77,8 +98,8 @@ export function loadRoot(root: string, registry = new Registry()): LoadedRoot {
     }
   }
   const parseAll = <T>(dir: string, schema: z.ZodType<T>, keyOf: (v: T) => string, into: Record<string, T>, tag: string) => {
-    for (const file of jsonFiles(root, dir, issues)) {
-      const json = readJson(root, file, issues);
+    for (const file of jsonFiles(source, dir, issues)) {
+      const json = readJson(source, file, issues);
       if (json === undefined) continue;
       const r = schema.safeParse(json);
       if (!r.success) {
@@ -100,6 +121,7 @@ export function loadRoot(root: string, registry = new Registry()): LoadedRoot {
   parseAll('providers', providerManifestSchema as z.ZodType<ProviderManifest>, (p) => p.id, docs.providers, 'provider');
 
   crossCheck(docs, files, issues);
+  boundaries(root, docs, files, issues);
   if (issues.length > 0) throw new ManifestError(issues);
 
   const scope = new Scope(`root ${root}`);
@@ -147,11 +169,27 @@ function crossCheck(docs: LoadedRoot['documents'], files: Record<string, string>
   }
 }
 
-function jsonFiles(root: string, dir: string, issues: ManifestIssue[]): string[] {
-  const abs = join(root, 'manifests', dir);
-  if (!existsSync(abs)) return [];
+/** What a program may reach, per tool and shell provider (boundary.ts). */
+function boundaries(root: string, docs: LoadedRoot['documents'], files: Record<string, string>, issues: ManifestIssue[]): void {
+  for (const t of Object.values(docs.tools)) {
+    const file = files[`tool:${t.name}`]!;
+    if (!t.command[0]!.startsWith('builtin:')) checkProgram(file, 'command', t.command[0]!, root, issues);
+    const props = t.input_schema.properties;
+    checkToolArgv(file, t.command, props && typeof props === 'object' ? Object.keys(props) : [], issues);
+    checkHostView(file, t.host_view ?? [], t.requires_isolation, issues);
+  }
+  for (const p of Object.values(docs.providers)) {
+    if (p.kind !== 'shell') continue;
+    const file = files[`provider:${p.id}`]!;
+    checkProgram(file, 'command', p.command[0]!, root, issues);
+  }
+}
+
+function jsonFiles(source: ManifestSource, dir: string, issues: ManifestIssue[]): string[] {
+  const names = source.list(dir, issues);
+  if (names === null) return [];
   const out: string[] = [];
-  for (const name of readdirSync(abs).sort()) {
+  for (const name of [...names].sort()) {
     if (name.startsWith('.')) continue;
     if (!name.endsWith('.json')) {
       issues.push({ file: `manifests/${dir}/${name}`, path: '', message: 'not a .json file', fix: 'manifests are JSON files ending in .json; move other files elsewhere' });
@@ -162,10 +200,10 @@ function jsonFiles(root: string, dir: string, issues: ManifestIssue[]): string[]
   return out;
 }
 
-function readJson(root: string, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
+function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
   let text: string;
   try {
-    text = readFileSync(join(root, file), 'utf8');
+    text = source.read(file);
   } catch (err) {
     issues.push({ file, path: '', message: `cannot be read: ${(err as Error).message}`, fix: 'check the file permissions' });
     return undefined;
@@ -195,6 +233,8 @@ function zodIssue(file: string, i: z.core.$ZodIssue): ManifestIssue {
   if (i.code === 'invalid_type' && / received undefined$/.test(i.message)) {
     return { file, path, message: `required key "${path.split('.').pop()}" is missing`, fix: 'add it; see the manifest format in README "Manifests, providers, tools"' };
   }
+  if (path === 'trust_out') return { file, path, message: i.message, fix: 'set "trust_out": "T1"' };
+  if (path.startsWith('host_view')) return { file, path, message: i.message, fix: 'write host_view as a list of what the tool must see of the host: ["fs"] (df), ["pid"] (ps), ["net"] (ip); see README "Tool manifests"' };
   return { file, path, message: i.message, fix: 'see the manifest format in README "Manifests, providers, tools"' };
 }
 

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../ids.js';
+import { HOST_VIEWS } from '../world/host-view.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
 export { capabilityId, schemaId } from '../ids.js';
@@ -95,12 +96,16 @@ export const codeProviderSchema = z.strictObject({
   /** name of a module registered in providers/index.ts */
   entry: z.string().min(1),
 });
+/** The least isolation a program needs (src/world/sandbox.ts); where the machine gives less, it does not run. */
+export const isolationSchema = z.enum(['none', 'network', 'partial', 'full']);
+
 export const shellProviderSchema = z.strictObject({
   ...providerCommon,
   kind: z.literal('shell'),
   /** argv; the first element is resolved against the root when it is relative */
   command: z.array(z.string().min(1)).min(1),
   limits: limitsSchema,
+  requires_isolation: isolationSchema.optional(),
 });
 export const ggufProviderSchema = z.strictObject({
   ...providerCommon,
@@ -147,10 +152,13 @@ export const toolManifestSchema = z.strictObject({
    */
   command: z.array(z.string().min(1)).min(1),
   /**
-   * Namespaces the tool must see as the host does: "pid" (every process, for ps) and "net" (the
-   * host's interfaces and routes). Each one named is NOT isolated for this tool; say why in `when`.
+   * What of the host the tool must see as the host does (src/world/host-view.ts): "fs" (the host's
+   * whole tree, read-only, for df), "pid" (every process, for ps), "net" (the host's interfaces and
+   * routes, for ip). Each one named is NOT isolated for this tool, and its runs are reported at the
+   * level that remains ("fs": partial at most, "pid": network, "net": none).
    */
-  host_view: z.array(z.enum(['pid', 'net'])).optional(),
+  host_view: z.array(z.enum(HOST_VIEWS, { error: `host_view lists what the tool sees of the host: any of ${HOST_VIEWS.map((v) => `"${v}"`).join(', ')}` }))
+    .min(1).refine((v) => new Set(v).size === v.length, { error: 'host_view names each view once' }).optional(),
   input_schema: z.record(z.string(), z.unknown()),
   /** argument names whose values are paths; each must resolve inside one of read_paths */
   path_args: z.array(z.string()).default([]),
@@ -159,8 +167,10 @@ export const toolManifestSchema = z.strictObject({
   reducer: capabilityId,
   effect: z.enum(['read_only', 'destructive']),
   idempotent: z.boolean(),
-  trust_out: trustSchema,
+  /** what enters a session from a tool is outside data: T1 only (T0/T2 would let it steer control) */
+  trust_out: z.literal('T1', { error: 'a tool\'s output is outside data: trust_out must be "T1" (T0 and T2 are for the runtime and the operator)' }),
   limits: limitsSchema,
+  requires_isolation: isolationSchema.optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 

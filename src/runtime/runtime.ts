@@ -23,7 +23,10 @@ import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
-import { loadPlaybooks, type Playbook } from '../agent/playbooks.js';
+import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
+import { Registry } from '../registry/registry.js';
+import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from '../registry/snapshot.js';
+import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
 import { isBuiltin } from '../world/builtin.js';
@@ -40,6 +43,11 @@ export interface RuntimeOptions {
   hooks?: Hook[];
   /** where measured pass rates and costs come from; default: the root's memory index */
   measure?: Measure;
+  /**
+   * Keep the last set that loaded in `file`; with `fallBack`, opening with manifests that do not load
+   * uses that set instead of failing (a new session worker of a daemon that was already serving).
+   */
+  lastGood?: { file: string; fallBack: boolean };
 }
 
 export interface RunSessionOptions {
@@ -137,12 +145,7 @@ export class Runtime {
 
   private async reload(): Promise<void> {
     const fingerprint = manifestFingerprint(this.root);
-    const loaded = loadRoot(this.root);
-    const playbooks = loadPlaybooks(this.root, loaded.registry.tools);
-    if (playbooks.issues.length) {
-      await loaded.scope.unwind();
-      throw new ManifestError(playbooks.issues);
-    }
+    const { loaded, playbooks } = await this.loadManifests();
     const prompts: Record<string, string> = {};
     for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
     const composition = buildComposition(loaded, prompts, providerCodeDigests(), playbooks.documents);
@@ -155,6 +158,37 @@ export class Runtime {
     this.fingerprint = fingerprint;
     this.measurements?.forget();
     if (old) await old.scope.unwind();
+  }
+
+  /** The registry and the playbooks from one source of manifest texts; a broken playbook fails the set like any manifest. */
+  private async loadFrom(source: ManifestSource): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks }> {
+    const loaded = loadRoot(this.root, new Registry(), source);
+    const playbooks = loadPlaybooks(source, loaded.registry.tools);
+    if (playbooks.issues.length) {
+      await loaded.scope.unwind();
+      throw new ManifestError(playbooks.issues);
+    }
+    return { loaded, playbooks };
+  }
+
+  /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
+  private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks }> {
+    const lg = this.opts.lastGood;
+    if (!lg) return this.loadFrom(folderSource(this.root));
+    const snap = captureManifests(this.root);
+    try {
+      const loaded = await this.loadFrom(snapshotSource(snap));
+      const text = JSON.stringify(snap);
+      if (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== text) storeSnapshot(lg.file, snap);
+      return loaded;
+    } catch (err) {
+      const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;
+      if (!good) throw err;
+      const loaded = await this.loadFrom(snapshotSource(good));
+      this.log.error({ event: 'manifests_broken', err: (err as Error).message, last_good: lg.file },
+        `manifests do not load; the last good set stays in force until they are fixed: ${(err as Error).message}`);
+      return loaded;
+    }
   }
 
   sessionDir(sessionId: string): string {

@@ -8,8 +8,15 @@
  * and they enter the argv only as whole elements (`"{name}"`, or `"--opt={name}"`
  * with the value attached to its option), never through a shell, so there is
  * no quoting to get wrong; `"{name?}"` drops the element when the argument is
- * absent. A path argument starting with "-" is refused so it cannot be read as
- * an option.
+ * absent (registry/argv-grammar.ts owns these forms). A path argument starting
+ * with "-" is refused so it cannot be read as an option; so is any other
+ * argument in an element of its own starting with "-", unless its property in
+ * input_schema says which values it takes (a pattern, an enum, a const or a
+ * lower bound) and the value fits, or the argv has "--" before its
+ * placeholder — which counts only where the program itself reads the "--":
+ * after an interpreter's literal code (`sh -c CODE name {x}`) the code
+ * decides what "$1" becomes, so there "--" protects nothing. A value attached
+ * as "--opt={name}" is never an option of its own.
  *
  * It deliberately does not run anything (run.ts does) and does not interpret
  * argument meaning beyond paths.
@@ -19,6 +26,7 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { ProviderError } from '../adapters/types.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
+import { interpreterArgv, placeholder } from '../registry/argv-grammar.js';
 import type { ToolManifest } from '../registry/manifest.js';
 
 const handles = new WeakMap<ToolManifest, SchemaHandle>();
@@ -75,18 +83,31 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
     + `use a file under one of them, or add its folder to read_paths in the ${tool.name} tool manifest`);
 }
 
-/** Render a non-path argument as one argv element; only scalars are allowed. */
-function scalar(tool: ToolManifest, name: string, value: unknown): string {
-  if (typeof value === 'string') {
-    if (value.includes('\0')) throw refuse(tool, `argument "${name}" contains a NUL byte; remove it`);
-    return value;
-  }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
+/** The property's schema says which values it takes (a pattern, an enum, a const, a lower bound): a leading "-" is then its choice. */
+function explicitlyAdmitsDash(tool: ToolManifest, name: string): boolean {
+  const props = tool.input_schema.properties as Record<string, Record<string, unknown>> | undefined;
+  const p = props?.[name];
+  if (!p || typeof p !== 'object') return false;
+  return ['pattern', 'enum', 'const', 'minimum', 'exclusiveMinimum'].some((k) => k in p);
 }
 
-// One placeholder element: an optional "--option=" prefix, the argument name, "?" when it may be absent.
-const PLACEHOLDER = /^(--[A-Za-z0-9][A-Za-z0-9-]*=)?\{([A-Za-z_][A-Za-z0-9_]*)(\?)?\}$/;
+/** Render a non-path argument as one argv element; only scalars are allowed, and none that reads as an option. */
+function scalar(tool: ToolManifest, name: string, value: unknown, cannotBeOption: boolean): string {
+  let text: string;
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw refuse(tool, `argument "${name}" contains a NUL byte; remove it`);
+    text = value;
+  } else if (typeof value === 'number' || typeof value === 'boolean') {
+    text = String(value);
+  } else {
+    throw refuse(tool, `argument "${name}" must be a string, number or boolean to appear in the command, got ${value === null ? 'null' : typeof value}`);
+  }
+  if (text.startsWith('-') && !cannotBeOption && !explicitlyAdmitsDash(tool, name)) {
+    throw refuse(tool, `argument "${name}" = ${JSON.stringify(text)} starts with "-" and would be read as an option; `
+      + `pass a value without the leading "-", or (in the ${tool.name} tool manifest) put "--" before {${name}} in command (where the program itself reads it, not after an interpreter's code), attach it as "--opt={${name}}", or give input_schema.properties.${name} a pattern that admits it`);
+  }
+  return text;
+}
 
 /**
  * Check the arguments and build the argv: "{name}" elements become the checked value and
@@ -99,19 +120,21 @@ export async function buildArgv(tool: ToolManifest, args: Record<string, unknown
   for (const name of tool.path_args) {
     if (name in args) paths.set(name, await confinePath(tool, name, args[name], root));
   }
+  // "--" ends the options of the program that reads it; an interpreter hands it to its code instead
+  const dashDash = interpreterArgv(tool.command) === null ? tool.command.indexOf('--') : -1;
   const argv: string[] = [];
-  for (const element of tool.command) {
-    const m = PLACEHOLDER.exec(element);
-    if (!m) {
+  tool.command.forEach((element, i) => {
+    const p = placeholder(element);
+    if (!p) {
       argv.push(element);
-      continue;
+      return;
     }
-    const [, prefix = '', name, optional] = m as unknown as [string, string | undefined, string, string | undefined];
-    if (!(name in args) || args[name] === undefined) {
-      if (optional) continue;
-      throw refuse(tool, `the command uses {${name}} but no argument "${name}" was given; pass it, mark it required in input_schema, or write {${name}?} in the command`);
+    if (!(p.name in args) || args[p.name] === undefined) {
+      if (p.optional) return;
+      throw refuse(tool, `the command uses {${p.name}} but no argument "${p.name}" was given; pass it, mark it required in input_schema, or write {${p.name}?} in the command`);
     }
-    argv.push(prefix + (paths.get(name) ?? scalar(tool, name, args[name])));
-  }
+    const attached = p.prefix !== '';
+    argv.push(p.prefix + (paths.get(p.name) ?? scalar(tool, p.name, args[p.name], attached || (dashDash >= 0 && dashDash < i))));
+  });
   return argv;
 }

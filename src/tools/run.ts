@@ -14,6 +14,7 @@
  */
 import { ProviderError } from '../adapters/types.js';
 import type { ToolManifest } from '../registry/manifest.js';
+import { argvFiles, declaredPaths } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
 import { buildArgv } from './args.js';
 
@@ -57,7 +58,8 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   const argv = await buildArgv(tool, args, ctx.root);
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
-    writable: [ctx.workDir], ...(ctx.signal ? { signal: ctx.signal } : {}), ...(tool.host_view ? { share: tool.host_view } : {}),
+    writable: [ctx.workDir], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
+    ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
   if (r.canceled) throw abortReason(ctx.signal);

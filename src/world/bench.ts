@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from '../../bench/types.js';
 import { runInWorld, KILL_GRACE_MS } from './run.js';
-import { NO_ISOLATION, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import { ISOLATION_ORDER, NO_ISOLATION, type WorldCapabilities, worldCapabilities } from './sandbox.js';
 
 const NONE = NO_ISOLATION;
 
@@ -36,6 +36,8 @@ export async function benchWorld(n = 20): Promise<BenchRow[]> {
   const cwd = await mkdtemp(join(tmpdir(), 'pico-bench-world-'));
   try {
     const rows: BenchRow[] = [];
+    rows.push({ group: 'world', name: `isolation level (${ISOLATION_ORDER.join(' < ')})`, value: ISOLATION_ORDER.indexOf(caps.level), unit: 'level',
+      note: `${caps.level}${caps.wrapper ? ` via ${caps.wrapper}` : ''}; not enforced: ${caps.notEnforced.join('; ') || 'nothing'}` });
     const bare = await trueRuns(cwd, NONE, n);
     rows.push({ group: 'world', name: 'spawn true, no isolation, p50', value: percentile(bare, 50), unit: 'ms' });
     if (caps.level !== 'none') {

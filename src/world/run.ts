@@ -9,7 +9,7 @@
  * at once),
  * stdin closed after the input, and whatever isolation the machine offers
  * (`sandbox.ts`: no network, read-only outside the writable paths, a private
- * process tree). A hang, a flood or a grandchild that keeps the pipes open
+ * process tree), less what a run's `hostView` opens (host-view.ts). A hang, a flood or a grandchild that keeps the pipes open
  * never leaves the caller waiting: after the first process exits the group is
  * swept with SIGKILL, and pipes still open after the grace are destroyed.
  * (Under the unshare wrapper the SIGTERM reaches only `unshare`, which holds
@@ -23,11 +23,14 @@
  * that means; this module never throws for a subprocess that misbehaved. It
  * deliberately does not interpret output, retry, or decide trust.
  */
+import { chownSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type HostView, type IsolationLevel, type WorldCapabilities, worldCapabilities, wrapArgv } from './sandbox.js';
+import { type HostView, openedBy, runLevel } from './host-view.js';
+import { type IsolationLevel, meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import { wrapArgv } from './wrap.js';
 
 export interface WorldRequest {
   argv: string[];
@@ -43,8 +46,12 @@ export interface WorldRequest {
   signal?: AbortSignal;
   /** paths that stay writable when the filesystem is read-only; default [cwd] */
   writable?: string[];
-  /** namespaces left as the host's for this run (a tool's `host_view`); default none */
-  share?: readonly HostView[];
+  /** what of the host this run sees as the host does (a tool's `host_view`, host-view.ts); it lowers the run's level; default nothing */
+  hostView?: readonly HostView[];
+  /** the least isolation this program may run under; a lower run level = not run (cause says why) */
+  requires?: IsolationLevel;
+  /** paths the program may read besides the system folders (where host paths are hidden); default none */
+  readable?: string[];
 }
 
 export interface WorldResult {
@@ -66,7 +73,10 @@ export interface WorldResult {
   failed: boolean;
   /** why it failed, when the process could not start or the world stopped it */
   cause?: string;
+  /** the level this run had: the machine's, lowered by any host view */
   isolation: IsolationLevel;
+  /** what of the host the run saw as the host does; absent when nothing */
+  hostView?: HostView[];
 }
 
 export const KILL_GRACE_MS = 300;
@@ -144,12 +154,24 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const caps = opts.capabilities ?? (await worldCapabilities());
   const env = worldEnv(req.cwd, req.env);
   const started = performance.now();
-  const base = { command: display(req.argv), cwd: req.cwd, isolation: caps.level };
+  const views = req.hostView ?? [];
+  const level = runLevel(caps.level, views);
+  const base = { command: display(req.argv), cwd: req.cwd, isolation: level, ...(views.length > 0 ? { hostView: [...views] } : {}) };
+  if (req.requires && !meetsLevel(level, req.requires)) {
+    const gives = level === caps.level ? 'this machine gives' : `a run with host_view ${JSON.stringify(views)} gets`;
+    const missing = [...caps.notEnforced, ...openedBy(views)];
+    return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: false, stdout: '', stderr: '', failed: true,
+      cause: `not run: it requires isolation "${req.requires}" and ${gives} "${level}" (not enforced: ${missing.join('; ')}); `
+        + (level === caps.level ? 'install bubblewrap (bwrap) or allow user namespaces, or lower requires_isolation in its manifest' : 'drop host_view or lower requires_isolation in its manifest') };
+  }
   if (req.signal?.aborted) {
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: true,
       stdout: '', stderr: '', failed: true, cause: 'canceled before start' };
   }
-  const [file, ...args] = wrapArgv(caps, req.argv, req.writable ?? [req.cwd], req.cwd, req.share);
+  const writable = req.writable ?? [req.cwd];
+  // as root the program runs as the sandbox user: its own folders must be its own
+  if (caps.runAsUid !== null) for (const w of writable) chownSync(w, caps.runAsUid, caps.runAsUid);
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

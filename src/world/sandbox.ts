@@ -2,47 +2,50 @@
  * The sandbox probe: what isolation this machine gives the execution world.
  *
  * Why: design §7 asks for "no network and read-only except declared paths,
- * using what the OS offers — and say plainly what is not enforced". On Linux
- * the cheap tools are `bwrap` (bubblewrap) and `unshare` (util-linux), both
- * built on unprivileged user namespaces. Levels, best first:
+ * using what the OS offers — and say plainly what is not enforced". Levels,
+ * best first (wrap.ts builds the argv of each):
  *
- *   - "full" via bwrap:   a new root with / bound read-only (recursively), the
- *                         writable paths bound read-write, a minimal /dev, a
- *                         private /proc, no network, a new pid namespace and
- *                         session, dying with its parent. One exec, cheap.
- *   - "full" via unshare: `unshare -rn -m --pid --fork --kill-child --mount-proc`
- *                         plus a small `sh` prelude that bind-mounts the
- *                         writable paths onto themselves and remounts every
- *                         other mount read-only (one `mount` per mount point,
- *                         so it costs tens of ms — see bench.ts).
- *   - "network":          `unshare -rn` only: no network; the filesystem is
- *                         NOT read-only and /proc is shared.
- *   - "none":             a plain process group: only the scrubbed environment,
- *                         the own working directory, the time limit and the
- *                         output cap are enforced.
+ *   - "full" (bwrap):     a new root holding only the system folders, the
+ *                         declared read paths and the writable paths; a fresh
+ *                         /proc; no network; no capabilities (nothing can be
+ *                         mounted, unmounted or remounted); a new session;
+ *                         the tree dies with its parent.
+ *   - "partial" (unshare): the host's tree remounted read-only, a fresh /proc,
+ *                         no network, no capabilities — but host paths stay
+ *                         visible (world-readable files can be read).
+ *   - "network" (unshare -n): no network only; the filesystem is writable.
+ *   - "none":             a plain process group.
+ *
+ * At every level, when the daemon runs as root the program runs as the
+ * sandbox user (setpriv), and prlimit sets CPU-time, memory, process-count
+ * and file-size limits where util-linux has it.
  *
  * The probe runs once per process (the promise is cached) and trusts only
- * what it observes: a write outside the declared path must fail, /proc/net/dev
- * must list only `lo`, and /proc must show only the sandbox's processes. A
- * wrapper that does not deliver is skipped, never half-trusted.
+ * what it observes inside a real run: a write outside the declared path must
+ * fail, /proc/net/dev must list only `lo`, /proc must show only the sandbox's
+ * processes even after `umount /proc`, a remount read-write must fail, a file
+ * beside the working directory must be invisible (for "full"), and
+ * /proc/self/limits must show the limits. A wrapper that does not deliver is
+ * skipped, never half-trusted. Where user namespaces are blocked (a systemd
+ * unit with RestrictNamespaces=yes) the level falls to "none".
  *
- * A tool whose whole point is to look at the machine (ps, ip) names the
- * namespaces it must share in its manifest's `host_view` ("pid", "net"):
- * wrapArgv then leaves exactly those as the host's and keeps the rest.
- *
- * Not enforced at any level: CPU and memory limits (no cgroup delegation is
- * assumed), reads of world-readable files, and — with unshare — writes to
- * device nodes under /dev (a read-only mount does not stop them; run the
- * daemon as its own user, never root). Where user namespaces are blocked
- * (e.g. a systemd unit with RestrictNamespaces=yes) the level is "none".
+ * The level is the machine's; a tool that must see part of the host
+ * (`host_view`, host-view.ts) runs at a lower level of its own, and run.ts
+ * reports that one.
  */
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { access, chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WORLD_SANDBOX_UID } from '../runtime/settings.js';
+import { expectedLimits, parseLimits } from './limits.js';
+import { type IsolationLevel, meetsLevel } from './levels.js';
+import { runningAsRoot, wrapArgv } from './wrap.js';
 
-export type IsolationLevel = 'full' | 'network' | 'none';
+export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from './levels.js';
+
+export type LimitName = 'cpu' | 'memory' | 'processes' | 'fileSize';
 
 export interface WorldCapabilities {
   level: IsolationLevel;
@@ -50,10 +53,22 @@ export interface WorldCapabilities {
   wrapper: 'bwrap' | 'unshare' | null;
   /** absolute path of the wrapper binary, or null */
   wrapperPath: string | null;
+  /** prlimit, when limits are set */
+  limiterPath: string | null;
+  /** setpriv, when capabilities (and, as root, the user) are dropped */
+  dropperPath: string | null;
+  /** the user programs run as when the daemon is root; null = the daemon's own user */
+  runAsUid: number | null;
   /** true when the subprocess can reach a network (i.e. network isolation is NOT enforced) */
   network: boolean;
   readOnlyFilesystem: boolean;
   privateProc: boolean;
+  /** the program holds no capability: it cannot mount, unmount or remount */
+  capabilitiesDropped: boolean;
+  /** only system folders, declared read paths and its own folder are visible */
+  hostPathsHidden: boolean;
+  /** which resource limits were observed inside a run */
+  limits: Record<LimitName, boolean>;
   /** killing the first process takes every descendant with it, even one that called setsid */
   treeDiesWithLeader: boolean;
   /** always true: the environment is rebuilt from scratch for every run */
@@ -63,46 +78,11 @@ export interface WorldCapabilities {
   notEnforced: string[];
 }
 
-/** The unshare prelude: $1 = count of writable paths, then the paths, then the argv to exec. */
-const PRELUDE = [
-  'n="$1"; shift; i=0; keep=""',
-  'while [ "$i" -lt "$n" ]; do mount --bind "$1" "$1" || exit 125; keep="$keep|$1|"; shift; i=$((i+1)); done',
-  // skip writable paths, mounts already done (listed twice) and mounts already read-only
-  'while read -r _dev mnt _type opts _rest; do',
-  '  case "$keep" in *"|$mnt|"*) continue;; esac',
-  '  keep="$keep|$mnt|"',
-  '  case "$opts" in ro|ro,*) continue;; esac',
-  '  mount -o remount,bind,ro "$mnt" 2>/dev/null',
-  'done < /proc/self/mounts',
-  // re-enter the cwd by path so it resolves through the writable bind mount
-  'cd -P -- "$PWD" || exit 125',
-  'exec "$@"',
-].join('\n');
-
-/** Namespaces a caller may ask to share with the host (a tool's `host_view`): its processes, its network. */
-export type HostView = 'pid' | 'net';
-
-/**
- * Wrap an argv so it runs at the given isolation level with `writable` as the only writable paths.
- * A namespace named in `share` is left as the host's: "pid" keeps the host's /proc and process
- * tree (ps sees every process), "net" the host's interfaces and routes (and so its network).
- */
-export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], writable: readonly string[], cwd: string, share: readonly HostView[] = []): string[] {
-  const bin = caps.wrapperPath;
-  const net = share.includes('net') ? [] : null;
-  const pid = share.includes('pid') ? [] : null;
-  if (caps.level === 'none' || bin === null) return [...argv];
-  if (caps.level === 'network') return net ? [...argv] : [bin, '-r', '-n', '--', ...argv];
-  if (caps.wrapper === 'bwrap') {
-    const binds = writable.flatMap((w) => ['--bind', w, w]);
-    const spaces = ['--unshare-user-try', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      ...(pid ?? ['--unshare-pid']), ...(net ?? ['--unshare-net'])];
-    return [bin, ...spaces, '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev',
-      ...(pid ?? ['--proc', '/proc']), ...binds, '--chdir', cwd, '--', ...argv];
-  }
-  return [bin, '-r', ...(net ?? ['-n']), '-m', ...(pid ?? ['--pid', '--fork', '--kill-child', '--mount-proc']), '--',
-    '/bin/sh', '-c', PRELUDE, 'world', String(writable.length), ...writable, ...argv];
+interface Seen {
+  ro: boolean; net: boolean; proc: boolean; caps: boolean; hidden: boolean; limits: Record<LimitName, boolean>;
 }
+const NOTHING: Seen = { ro: false, net: false, proc: false, caps: false, hidden: false,
+  limits: { cpu: false, memory: false, processes: false, fileSize: false } };
 
 let cached: Promise<WorldCapabilities> | null = null;
 
@@ -112,8 +92,8 @@ export function worldCapabilities(): Promise<WorldCapabilities> {
   return cached;
 }
 
-/** The capabilities of a machine that offers nothing (also the fallback). */
-export const NO_ISOLATION: WorldCapabilities = describe('none', null, null, { ro: false, net: false, proc: false });
+/** The capabilities of a machine that offers nothing (also the fallback; no limits, no user drop). */
+export const NO_ISOLATION: WorldCapabilities = describe('none', null, null, null, null, NOTHING);
 
 /** Run a command with a short timeout and resolve its stdout, or null when it failed. */
 function tryRun(argv: string[], cwd: string): Promise<string | null> {
@@ -125,7 +105,7 @@ function tryRun(argv: string[], cwd: string): Promise<string | null> {
 
 /** Find a binary in the fixed system paths (never the daemon's PATH). */
 async function findBinary(name: string): Promise<string | null> {
-  for (const dir of ['/usr/bin', '/bin', '/usr/local/bin']) {
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin']) {
     try {
       await access(join(dir, name), constants.X_OK);
       return join(dir, name);
@@ -134,64 +114,137 @@ async function findBinary(name: string): Promise<string | null> {
   return null;
 }
 
-/** Observe one candidate: does a write outside the writable dir fail, is the network gone, is /proc private? */
-async function observe(caps: WorldCapabilities, dir: string): Promise<{ ro: boolean; net: boolean; proc: boolean } | null> {
+const PROBE_TIMEOUT_MS = 4000;
+
+/** The probe's script: each line a fact the parent checks; attempts to escape come before the second look. */
+function probeScript(allowed: string, dir: string): string {
+  return [
+    `touch '${allowed}/ok'`, `touch '${dir}/outside' 2>/dev/null`,
+    `echo "procs=$(ls /proc | grep -c '^[0-9]')"`,
+    `cat '${dir}/secret' 2>/dev/null`,
+    'grep CapEff /proc/self/status',
+    'mount -o remount,rw / 2>/dev/null; umount /proc 2>/dev/null; umount -l /proc 2>/dev/null',
+    `touch '${dir}/outside' 2>/dev/null`,
+    `echo "procs2=$(ls /proc | grep -c '^[0-9]')"`,
+    'cat /proc/self/limits', 'cat /proc/net/dev',
+  ].join('\n');
+}
+
+/** Observe one candidate inside a real run; null when it does not run at all. */
+async function observe(caps: WorldCapabilities, dir: string): Promise<Seen | null> {
   const allowed = join(dir, 'allowed');
   await rm(allowed, { recursive: true, force: true });
   await rm(join(dir, 'outside'), { force: true });
   await mkdir(allowed);
-  const script = `touch '${allowed}/ok'; touch '${dir}/outside' 2>/dev/null; ls /proc | grep -c '^[0-9]'; cat /proc/net/dev`;
-  const out = await tryRun(wrapArgv(caps, ['/bin/sh', '-c', script], [allowed], allowed), allowed);
+  if (caps.runAsUid !== null) await chown(allowed, caps.runAsUid, caps.runAsUid);
+  await writeFile(join(dir, 'secret'), 'SECRET-OF-THE-HOST\n', { mode: 0o644 });
+  await chmod(dir, 0o777); // so a refused write outside is the sandbox's doing, not the sandbox user's missing permission
+  const argv = wrapArgv(caps, ['/bin/sh', '-c', probeScript(allowed, dir)], { writable: [allowed], readable: [], cwd: allowed, timeoutMs: PROBE_TIMEOUT_MS });
+  const out = await tryRun(argv, allowed);
   if (out === null || !(await readdir(allowed)).includes('ok')) return null;
-  const ro = !(await readdir(dir)).includes('outside');
-  const ifaces = out.split('\n').filter((l) => /^\s*[^\s|]+:/.test(l)).map((l) => l.trim().split(':')[0]);
-  const net = ifaces.length > 0 && ifaces.every((n) => n === 'lo');
-  const procCount = Number(out.split('\n')[0]);
-  return { ro, net, proc: Number.isFinite(procCount) && procCount <= 5 };
+  const lines = out.split('\n');
+  const num = (key: string): number => Number(lines.find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1));
+  const ifaces = lines.filter((l) => /^\s*[^\s|]+:/.test(l) && !/^\w+=/.test(l) && !l.startsWith('CapEff')).map((l) => l.trim().split(':')[0]);
+  const want = expectedLimits(PROBE_TIMEOUT_MS);
+  const got = parseLimits(out);
+  const limits = Object.fromEntries((Object.keys(want) as LimitName[]).map((k) => [k, got[k] === want[k]])) as Record<LimitName, boolean>;
+  return {
+    ro: !(await readdir(dir)).includes('outside'),
+    net: ifaces.length > 0 && ifaces.every((n) => n === 'lo'),
+    proc: num('procs') <= 5 && num('procs2') <= 5,
+    caps: /^CapEff:\s*0+$/m.test(out),
+    hidden: !out.includes('SECRET-OF-THE-HOST'),
+    limits,
+  };
+}
+
+/** The level a set of observations earns. */
+function levelOf(s: Seen): IsolationLevel {
+  if (!s.net) return 'none';
+  if (!(s.ro && s.proc && s.caps)) return 'network';
+  return s.hidden ? 'full' : 'partial';
 }
 
 /** Build the capability record for a level, with the plain-language lists. */
 function describe(level: IsolationLevel, wrapper: WorldCapabilities['wrapper'], path: string | null,
-  o: { ro: boolean; net: boolean; proc: boolean }): WorldCapabilities {
+  limiter: string | null, dropper: string | null, o: Seen): WorldCapabilities {
+  const runAsUid = dropper && runningAsRoot() ? WORLD_SANDBOX_UID : null;
   const enforced = ['scrubbed environment', 'own working directory', 'wall-clock limit', 'output-size cap', 'process-group kill'];
-  const notEnforced = ['CPU and memory limits', 'reads of world-readable files'];
-  (o.net ? enforced : notEnforced).push('no network');
-  (o.ro ? enforced : notEnforced).push('read-only filesystem outside declared paths');
-  (o.proc ? enforced : notEnforced).push('private /proc (other processes and their environments hidden)');
-  (level === 'full' ? enforced : notEnforced).push('descendants that escape the process group die with the leader');
+  const notEnforced: string[] = [];
+  const say = (ok: boolean, what: string): number => (ok ? enforced : notEnforced).push(what);
+  say(o.net, 'no network');
+  say(o.ro, 'read-only filesystem outside declared paths');
+  say(o.proc, 'private /proc (other processes and their environments hidden)');
+  say(o.caps, 'no capabilities (cannot mount, unmount or remount)');
+  say(o.hidden, 'host paths hidden (only system folders, read_paths and its own folder are visible)');
+  say(o.limits.cpu, 'CPU-time limit');
+  say(o.limits.memory, 'memory limit (per process)');
+  say(o.limits.processes, 'process-count limit');
+  say(o.limits.fileSize, 'file-size limit');
+  say(level === 'full', 'descendants that escape the process group die with the leader');
+  if (runningAsRoot()) say(runAsUid !== null, `runs as uid ${WORLD_SANDBOX_UID}, not root`);
+  notEnforced.push('a total memory limit over all of a run\'s processes (limits are per process)');
+  if (!o.hidden) notEnforced.push('reads of world-readable files');
   if (wrapper !== 'bwrap') notEnforced.push('writes to device nodes under /dev (a read-only mount does not stop them)');
   return {
-    level, wrapper, wrapperPath: path, network: !o.net, readOnlyFilesystem: o.ro, privateProc: o.proc,
-    treeDiesWithLeader: level === 'full', scrubbedEnvironment: true, enforced, notEnforced,
+    level, wrapper, wrapperPath: path, limiterPath: limiter, dropperPath: dropper, runAsUid,
+    network: !o.net, readOnlyFilesystem: o.ro, privateProc: o.proc, capabilitiesDropped: o.caps, hostPathsHidden: o.hidden,
+    limits: o.limits, treeDiesWithLeader: level === 'full', scrubbedEnvironment: true, enforced, notEnforced,
   };
 }
 
-/** Check one wrapper by observation; the capabilities it delivers, or null when it does not deliver its level. */
-export async function tryWrapper(level: Exclude<IsolationLevel, 'none'>, wrapper: 'bwrap' | 'unshare', path: string): Promise<WorldCapabilities | null> {
+/** Check one wrapper by observation; the capabilities it delivers (at most `level`), or null when it falls short of `level`. */
+export async function tryWrapper(level: Exclude<IsolationLevel, 'none'>, wrapper: 'bwrap' | 'unshare', path: string,
+  tools: { limiter?: string | null; dropper?: string | null } = {}): Promise<WorldCapabilities | null> {
+  const limiter = tools.limiter === undefined ? await findLimiter() : tools.limiter;
+  const dropper = tools.dropper === undefined ? await findBinary('setpriv') : tools.dropper;
   const dir = await mkdtemp(join(tmpdir(), 'pico-probe-'));
   try {
-    const seen = await observe(describe(level, wrapper, path, { ro: false, net: false, proc: false }), dir);
-    if (seen === null || !seen.net) return null;
-    if (level === 'full' && !(seen.ro && seen.proc)) return null;
-    return describe(level, wrapper, path, seen);
+    const seen = await observe(describe(level, wrapper, path, limiter, dropper, NOTHING), dir);
+    if (seen === null) return null;
+    const got = levelOf(seen);
+    if (!meetsLevel(got, level)) return null;
+    return describe(got, wrapper, path, limiter, dropper, seen);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** Try bwrap, then unshare "full", then unshare "network"; settle for "none". */
+/** Limits and the user drop without any wrapper: observed like the rest. */
+async function bare(): Promise<WorldCapabilities> {
+  const limiter = await findLimiter();
+  const dropper = await findBinary('setpriv');
+  if (!limiter && !dropper) return NO_ISOLATION;
+  const dir = await mkdtemp(join(tmpdir(), 'pico-probe-'));
+  try {
+    const seen = await observe(describe('none', null, null, limiter, dropper, NOTHING), dir);
+    if (seen === null) return NO_ISOLATION;
+    return describe('none', null, null, limiter, dropper, { ...NOTHING, limits: seen.limits });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** prlimit, when it can set limits here (a syscall filter may forbid setrlimit). */
+async function findLimiter(): Promise<string | null> {
+  const path = await findBinary('prlimit');
+  if (!path) return null;
+  return (await tryRun([path, '--nofile=256', '--', '/bin/true'], '/')) === null ? null : path;
+}
+
+/** Try bwrap, then unshare "partial", then unshare "network"; settle for "none". */
 async function probe(): Promise<WorldCapabilities> {
   const bwrap = await findBinary('bwrap');
   const unshare = await findBinary('unshare');
   if (bwrap) {
-    const caps = await tryWrapper('full', 'bwrap', bwrap);
+    const caps = await tryWrapper('partial', 'bwrap', bwrap);
     if (caps) return caps;
   }
   if (unshare) {
-    for (const level of ['full', 'network'] as const) {
+    for (const level of ['partial', 'network'] as const) {
       const caps = await tryWrapper(level, 'unshare', unshare);
       if (caps) return caps;
     }
   }
-  return NO_ISOLATION;
+  return bare();
 }

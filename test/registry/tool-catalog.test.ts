@@ -8,7 +8,9 @@ import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
 import { ProviderError } from '../../src/adapters/types.js';
-import { wrapArgv, NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
+import { NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
+import type { HostView } from '../../src/world/host-view.js';
+import { wrapArgv } from '../../src/world/wrap.js';
 import { makeRoot, put, REPO } from '../helpers/root.js';
 
 const loaded = loadRoot(REPO);
@@ -123,30 +125,64 @@ describe('arguments become whole argv elements', () => {
   });
 });
 
-describe('host_view: a tool that looks at the machine shares exactly the namespaces it names', () => {
-  const unshare: WorldCapabilities = { ...NO_ISOLATION, level: 'full', wrapper: 'unshare', wrapperPath: '/usr/bin/unshare' };
+describe('host_view: a tool that looks at the machine sees exactly what it names of the host', () => {
+  const unshare: WorldCapabilities = { ...NO_ISOLATION, level: 'partial', wrapper: 'unshare', wrapperPath: '/usr/bin/unshare' };
   const bwrap: WorldCapabilities = { ...NO_ISOLATION, level: 'full', wrapper: 'bwrap', wrapperPath: '/usr/bin/bwrap' };
-  const head = (caps: WorldCapabilities, share: ('pid' | 'net')[]) => {
-    const argv = wrapArgv(caps, ['ps'], ['/w'], '/w', share);
+  const asRoot: WorldCapabilities = { ...bwrap, runAsUid: 65534, dropperPath: '/usr/bin/setpriv' };
+  /** The wrapper's own arguments, up to the "--" before the program. */
+  const head = (caps: WorldCapabilities, hostView: HostView[]) => {
+    const argv = wrapArgv(caps, ['ps'], { writable: ['/w'], readable: ['/data'], cwd: '/w', timeoutMs: 1000, hostView });
     return argv.slice(0, argv.indexOf('--'));
   };
+  /** The value after each occurrence of a bwrap flag. */
+  const after = (argv: string[], flag: string) => argv.flatMap((a, i) => (a === flag ? [argv[i + 1]] : []));
 
-  it('unshare keeps the pid namespace for "pid" and the network for "net", and isolates the rest', () => {
+  it('unshare keeps the pid namespace for "pid" and the network for "net", and isolates the rest ("fs" changes nothing: it shows the host\'s tree anyway)', () => {
     expect(head(unshare, [])).toEqual(['/usr/bin/unshare', '-r', '-n', '-m', '--pid', '--fork', '--kill-child', '--mount-proc']);
     expect(head(unshare, ['pid'])).toEqual(['/usr/bin/unshare', '-r', '-n', '-m']);
     expect(head(unshare, ['net'])).toEqual(['/usr/bin/unshare', '-r', '-m', '--pid', '--fork', '--kill-child', '--mount-proc']);
+    expect(head(unshare, ['fs'])).toEqual(head(unshare, []));
   });
 
-  it('bwrap drops only --unshare-pid (and its private /proc) or --unshare-net', () => {
-    expect(head(bwrap, ['pid'])).toContain('--unshare-net');
-    expect(head(bwrap, ['pid'])).not.toContain('--unshare-pid');
-    expect(head(bwrap, ['pid'])).not.toContain('--proc');
-    expect(head(bwrap, ['net'])).toEqual(expect.arrayContaining(['--unshare-pid', '--proc']));
-    expect(head(bwrap, ['net'])).not.toContain('--unshare-net');
+  it('bwrap without a view builds the new root: a tmpfs, the read paths bound read-only, a fresh /proc, no pid or net namespace of the host', () => {
+    const h = head(bwrap, []);
+    expect(after(h, '--tmpfs')).toEqual(['/']);
+    expect(after(h, '--ro-bind')).toContain('/data');
+    expect(after(h, '--proc')).toEqual(['/proc']);
+    expect(h).toEqual(expect.arrayContaining(['--unshare-user', '--unshare-pid', '--unshare-net', '--cap-drop']));
   });
 
-  it('only load_top (pid) and network (net) ask for a host view', () => {
+  it('bwrap opens only what each view names: "fs" the host\'s tree read-only, "pid" the host\'s pid namespace and /proc, "net" the network', () => {
+    const fs = head(bwrap, ['fs']);
+    expect(fs).not.toContain('--tmpfs');
+    expect(after(fs, '--ro-bind')).toEqual(['/']);
+    expect(fs).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-net', '--proc', '--remount-ro']));
+    const pid = head(bwrap, ['pid']);
+    expect(pid).not.toContain('--unshare-pid');
+    expect(pid).not.toContain('--proc');
+    expect(after(pid, '--ro-bind')).toContain('/proc');
+    expect(pid).toEqual(expect.arrayContaining(['--tmpfs', '--unshare-net']));
+    const net = head(bwrap, ['net']);
+    expect(net).not.toContain('--unshare-net');
+    expect(net).toEqual(expect.arrayContaining(['--tmpfs', '--unshare-pid', '--proc']));
+  });
+
+  it('as root bwrap makes no user namespace, still honours the views, and the program is handed to the sandbox user', () => {
+    const argv = wrapArgv(asRoot, ['ps'], { writable: ['/w'], readable: [], cwd: '/w', timeoutMs: 1000, hostView: ['pid'] });
+    expect(argv).not.toContain('--unshare-user');
+    expect(argv).not.toContain('--unshare-pid');
+    expect(argv).toContain('--unshare-net');
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(expect.arrayContaining(['/usr/bin/setpriv', '--reuid=65534', 'ps']));
+  });
+
+  it('at the network-only level a run that shares the network needs no namespace (and clears no bounding set it could not)', () => {
+    const net: WorldCapabilities = { ...unshare, level: 'network', dropperPath: '/usr/bin/setpriv' };
+    const argv = wrapArgv(net, ['ip', 'addr'], { writable: ['/w'], readable: [], cwd: '/w', timeoutMs: 1000, hostView: ['net'] });
+    expect(argv).toEqual(['/usr/bin/setpriv', '--no-new-privs', '--', 'ip', 'addr']);
+  });
+
+  it('capture_df and the systemctl tools (fs), load_top (pid) and network (net) are the only tools that ask for a host view', () => {
     const asking = Object.values(tools).filter((t) => t.host_view?.length).map((t) => [t.name, t.host_view]);
-    expect(asking).toEqual([['load_top', ['pid']], ['network', ['net']]]);
+    expect(asking.sort()).toEqual([['capture_df', ['fs']], ['failed_units', ['fs']], ['load_top', ['pid']], ['network', ['net']], ['unit_status', ['fs']]]);
   });
 });

@@ -3,7 +3,7 @@
 // answer. Where this machine cannot give an answer (no systemd as PID 1, no journalctl) the test
 // asserts the classified outcome the runtime records instead, or skips saying why.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
@@ -93,6 +93,9 @@ describe('temperature and throttling', () => {
       expect(fact!.note).toMatch(/vcgencmd is not installed/);
     }
     if ((fact!.zones as unknown[]).length === 0) expect(fact!.note).toMatch(/no readable thermal zone/);
+    // the host's zones (read_paths bound into the sandbox), however many this machine has
+    const zones = existsSync('/sys/class/thermal') ? readdirSync('/sys/class/thermal').filter((z) => z.startsWith('thermal_zone') && existsSync(`/sys/class/thermal/${z}/temp`)) : [];
+    expect((fact!.zones as unknown[]).length).toBe(zones.length);
   });
 });
 
@@ -136,6 +139,9 @@ describe('upgradable packages', () => {
     const { result, fact } = await runTool('apt_upgradable', 'upgradable_packages@1');
     expect(result.outcome).toBe('answered');
     expect(fact!.count).toEqual((fact!.packages as unknown[]).length);
+    // the same lists the host's apt reads (read_paths bound into the sandbox), not an empty fresh root
+    const host = execFileSync('apt', ['list', '--upgradable'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(fact!.count).toBe(host.split('\n').filter((l) => l.includes('[upgradable from:')).length);
   }, 60_000);
 
   it('without apt the tool fails with exit 127 and says so', () => {

@@ -2,7 +2,7 @@
 // real subprocesses in real temporary directories.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
-import { stat, writeFile } from 'node:fs/promises';
+import { chmod, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runInWorld } from '../../src/world/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
@@ -38,7 +38,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     const mark = marker();
     cleanups.push(() => killMarked(mark));
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 300, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 300, maxOutputBytes: 1000 });
     expect(r.timedOut).toBe(true);
     expect(r.failed).toBe(true);
     expect(r.exitCode).toBeNull();
@@ -49,7 +49,7 @@ describe('runInWorld', () => {
 
   it('a flood on stdout is cut at the cap, marked truncated, and killed', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'flood.sh')], cwd, timeoutMs: 10_000, maxOutputBytes: 4096 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'flood.sh')], cwd, timeoutMs: 10_000, maxOutputBytes: 4096 });
     expect(r.truncated).toBe(true);
     expect(r.timedOut).toBe(false);
     expect(r.failed).toBe(true);
@@ -60,7 +60,7 @@ describe('runInWorld', () => {
 
   it('a cap in the middle of a multi-byte character never yields half a character', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['printf', 'ééééé'], cwd, timeoutMs: 5000, maxOutputBytes: 5 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['printf', 'ééééé'], cwd, timeoutMs: 5000, maxOutputBytes: 5 });
     expect(r.truncated).toBe(true);
     expect(r.stdout).toBe('éé');
   });
@@ -69,7 +69,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     const mark = marker();
     cleanups.push(() => killMarked(mark));
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'grandchild.sh'), mark], cwd, timeoutMs: 20_000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'grandchild.sh'), mark], cwd, timeoutMs: 20_000, maxOutputBytes: 1000 });
     expect(r.timedOut).toBe(false);
     expect(r.stdout).toContain('parent done');
     expect(r.stdout).not.toContain('late');
@@ -81,7 +81,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     const mark = marker();
     cleanups.push(() => killMarked(mark));
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'grandchild.sh'), mark], cwd, timeoutMs: 20_000, maxOutputBytes: 1000 },
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'grandchild.sh'), mark], cwd, timeoutMs: 20_000, maxOutputBytes: 1000 },
       { capabilities: NONE });
     expect(r.isolation).toBe('none');
     expect(r.stdout).toContain('parent done');
@@ -92,7 +92,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     const mark = marker();
     cleanups.push(() => killMarked(mark));
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 200, maxOutputBytes: 1000 },
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 200, maxOutputBytes: 1000 },
       { capabilities: NONE });
     expect(r.timedOut).toBe(true);
     expect(await survivorsAfter(mark, 1000)).toEqual([]);
@@ -100,7 +100,7 @@ describe('runInWorld', () => {
 
   it('without namespaces a flood is still cut at the cap', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'flood.sh')], cwd, timeoutMs: 10_000, maxOutputBytes: 3000 },
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'flood.sh')], cwd, timeoutMs: 10_000, maxOutputBytes: 3000 },
       { capabilities: NONE });
     expect(r.truncated).toBe(true);
     expect(Buffer.byteLength(r.stdout)).toBe(3000);
@@ -112,7 +112,8 @@ describe('runInWorld', () => {
     expect(net.notEnforced).toContain('read-only filesystem outside declared paths');
     expect(net.enforced).toContain('no network');
     const { root, cwd } = await workDir();
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'write-outside.sh'), root], cwd, timeoutMs: 5000, maxOutputBytes: 1000 },
+    await chmod(root, 0o777); // as root the program runs as the sandbox user, which may not write a root-owned folder anyway
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'write-outside.sh'), root], cwd, timeoutMs: 5000, maxOutputBytes: 1000 },
       { capabilities: net });
     expect(r.stdout).toContain('outside=ok');
   });
@@ -121,7 +122,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     process.env.PICO_TEST_SECRET = 'hunter2-do-not-leak';
     try {
-      const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'env.sh')], cwd, timeoutMs: 5000, maxOutputBytes: 65536,
+      const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'env.sh')], cwd, timeoutMs: 5000, maxOutputBytes: 65536,
         env: { DECLARED: 'yes' } });
       expect(r.failed).toBe(false);
       expect(r.stdout).not.toContain('hunter2');
@@ -140,7 +141,7 @@ describe('runInWorld', () => {
     const { cwd } = await workDir();
     process.env.PICO_TEST_SECRET = 'hunter3-do-not-leak';
     try {
-      const r = await runInWorld({ argv: ['sh', '-c', 'cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"'], cwd, timeoutMs: 5000,
+      const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', '-c', 'cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"'], cwd, timeoutMs: 5000,
         maxOutputBytes: 1 << 20 });
       expect(r.stdout).not.toContain('hunter3');
     } finally {
@@ -152,13 +153,13 @@ describe('runInWorld', () => {
     const { root, cwd } = await workDir();
     expect(cwd).toBe(join(root, 'sessions', 's1', 'work', '0'));
     expect((await stat(cwd)).mode & 0o777).toBe(0o700);
-    const r = await runInWorld({ argv: ['pwd'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['pwd'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r.stdout.trim()).toBe(cwd);
   });
 
   it('the work dir is writable; anything outside the declared paths is not, where the OS allows it', async () => {
     const { root, cwd } = await workDir();
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'write-outside.sh'), root], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'write-outside.sh'), root], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r.stdout).toContain('inside=ok');
     expect(r.stdout).toContain(caps.readOnlyFilesystem ? 'outside=refused' : 'outside=ok');
   });
@@ -170,15 +171,15 @@ describe('runInWorld', () => {
     const port = (server.address() as { port: number }).port;
     cleanups.push(() => new Promise((r) => server.close(() => r())));
     const js = `require('net').connect(${port},'127.0.0.1').on('data',d=>process.stdout.write(d)).on('error',e=>{console.log('refused '+e.code)})`;
-    const r = await runInWorld({ argv: [process.execPath, '-e', js], cwd, timeoutMs: 10_000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: [process.execPath, '-e', js], cwd, timeoutMs: 10_000, maxOutputBytes: 1000 });
     expect(r.stdout).toContain(caps.network ? 'hello from the parent' : 'refused');
   });
 
   it('stdin is closed after the input, and closed at once when there is none', async () => {
     const { cwd } = await workDir();
-    const withInput = await runInWorld({ argv: ['cat'], stdin: 'line one\nline two\n', cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const withInput = await runInWorld({ readable: [SCRIPTS], argv: ['cat'], stdin: 'line one\nline two\n', cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(withInput.stdout).toBe('line one\nline two\n');
-    const without = await runInWorld({ argv: ['cat'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const without = await runInWorld({ readable: [SCRIPTS], argv: ['cat'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(without.timedOut).toBe(false);
     expect(without.stdout).toBe('');
     expect(without.failed).toBe(false);
@@ -186,21 +187,21 @@ describe('runInWorld', () => {
 
   it('a large input that the process never reads does not break the call', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['echo', 'ignored'], stdin: 'x'.repeat(1 << 20), cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['echo', 'ignored'], stdin: 'x'.repeat(1 << 20), cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r.stdout).toBe('ignored\n');
     expect(r.timedOut).toBe(false);
   });
 
   it('a non-zero exit has the same shape as success, with the exit code and stderr', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'fail.sh')], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'fail.sh')], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r).toMatchObject({ failed: true, exitCode: 3, timedOut: false, truncated: false, canceled: false, stdout: '' });
     expect(r.stderr).toContain('the input was not what I expected');
   });
 
   it('a command that does not exist fails in the result instead of throwing', async () => {
     const { cwd } = await workDir();
-    const r = await runInWorld({ argv: ['no-such-command-pico'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['no-such-command-pico'], cwd, timeoutMs: 5000, maxOutputBytes: 1000 });
     expect(r.failed).toBe(true);
     expect(r.exitCode).not.toBe(0);
   });
@@ -211,7 +212,7 @@ describe('runInWorld', () => {
     cleanups.push(() => killMarked(mark));
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const r = await runInWorld({ argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 30_000, maxOutputBytes: 1000,
+    const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 30_000, maxOutputBytes: 1000,
       signal: ac.signal });
     expect(r.canceled).toBe(true);
     expect(r.timedOut).toBe(false);
@@ -220,11 +221,11 @@ describe('runInWorld', () => {
 
   it('bad requests are refused before anything runs, naming the field', async () => {
     const { cwd } = await workDir();
-    await expect(runInWorld({ argv: [], cwd, timeoutMs: 1, maxOutputBytes: 1 })).rejects.toThrow(/argv must be a non-empty/);
-    await expect(runInWorld({ argv: ['true'], cwd, timeoutMs: 0, maxOutputBytes: 1 })).rejects.toThrow(/timeoutMs/);
-    await expect(runInWorld({ argv: ['true'], cwd: 'relative/dir', timeoutMs: 10, maxOutputBytes: 1 })).rejects.toThrow(/cwd must be an absolute path/);
-    await expect(runInWorld({ argv: ['true'], cwd, timeoutMs: 10, maxOutputBytes: 1.5 })).rejects.toThrow(/maxOutputBytes/);
-    await expect(runInWorld({ argv: ['true'], cwd, timeoutMs: 10, maxOutputBytes: 1, env: { PATH: '/tmp' } }))
+    await expect(runInWorld({ readable: [SCRIPTS], argv: [], cwd, timeoutMs: 1, maxOutputBytes: 1 })).rejects.toThrow(/argv must be a non-empty/);
+    await expect(runInWorld({ readable: [SCRIPTS], argv: ['true'], cwd, timeoutMs: 0, maxOutputBytes: 1 })).rejects.toThrow(/timeoutMs/);
+    await expect(runInWorld({ readable: [SCRIPTS], argv: ['true'], cwd: 'relative/dir', timeoutMs: 10, maxOutputBytes: 1 })).rejects.toThrow(/cwd must be an absolute path/);
+    await expect(runInWorld({ readable: [SCRIPTS], argv: ['true'], cwd, timeoutMs: 10, maxOutputBytes: 1.5 })).rejects.toThrow(/maxOutputBytes/);
+    await expect(runInWorld({ readable: [SCRIPTS], argv: ['true'], cwd, timeoutMs: 10, maxOutputBytes: 1, env: { PATH: '/tmp' } }))
       .rejects.toThrow(/PATH is fixed by the execution world/);
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * The last good set of manifests: the texts of every manifest file, taken
+ * before they are loaded and kept (by the caller) once they loaded cleanly.
+ *
+ * Why: the README promises that a broken manifest never takes the last good
+ * set out of force. A running runtime keeps its loaded set in memory, but a
+ * new session worker (started after the last one idled out or died) reads
+ * the folders afresh; with a typo there it could not open, and every job
+ * stalled. With a snapshot it loads the set that last loaded, and says so.
+ *
+ * Loading from the snapshot that was read is what makes it exact: the files
+ * are read once, into the snapshot, and the registry is built from it, so the
+ * set kept is the set that loaded. This module does not decide when to fall
+ * back (runtime.ts does); it only captures, stores and serves texts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../durable-file.js';
+import { folderSource, type ManifestIssue, type ManifestSource } from './load.js';
+
+export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks'] as const;
+
+export interface ManifestSnapshot {
+  snapshot: 'manifests@1';
+  /** file names per folder (null: the folder is absent) */
+  lists: Record<string, string[] | null>;
+  /** issues met while listing (a symlink out of the root), replayed on load */
+  listIssues: Record<string, ManifestIssue[]>;
+  /** texts by path relative to the root; a file that could not be read is absent */
+  files: Record<string, string>;
+}
+
+/** Read every manifest file of a root once. */
+export function captureManifests(root: string): ManifestSnapshot {
+  const live = folderSource(root);
+  const snap: ManifestSnapshot = { snapshot: 'manifests@1', lists: {}, listIssues: {}, files: {} };
+  for (const dir of MANIFEST_DIRS) {
+    const issues: ManifestIssue[] = [];
+    const names = live.list(dir, issues);
+    snap.lists[dir] = names;
+    snap.listIssues[dir] = issues;
+    for (const name of names ?? []) {
+      const file = `manifests/${dir}/${name}`;
+      try {
+        snap.files[file] = live.read(file);
+      } catch { /* reported as unreadable when loaded */ }
+    }
+  }
+  return snap;
+}
+
+/** Serve a snapshot's texts to loadRoot. */
+export function snapshotSource(snap: ManifestSnapshot): ManifestSource {
+  return {
+    list(dir, issues) {
+      issues.push(...(snap.listIssues[dir] ?? []));
+      return snap.lists[dir] ?? null;
+    },
+    read(file) {
+      const text = snap.files[file];
+      if (text === undefined) throw new Error(`${file} could not be read when the manifests were taken`);
+      return text;
+    },
+  };
+}
+
+/** The snapshot stored at `path`, or null when there is none or it is damaged. */
+export function readSnapshot(path: string): ManifestSnapshot | null {
+  if (!existsSync(path)) return null;
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as ManifestSnapshot;
+    return v.snapshot === 'manifests@1' && typeof v.files === 'object' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Store a snapshot that loaded cleanly (atomically: a torn one is never read). */
+export function storeSnapshot(path: string, snap: ManifestSnapshot): void {
+  writeFileAtomicSync(path, JSON.stringify(snap));
+}

@@ -1,0 +1,14 @@
+/**
+ * The isolation levels of the execution world, weakest first, and their
+ * order. sandbox.ts says what each one means and probes which one a machine
+ * gives; manifests (requires_isolation) and host_view (host-view.ts) compare
+ * against this order. Vocabulary only.
+ */
+export type IsolationLevel = 'full' | 'partial' | 'network' | 'none';
+/** Weakest first: a manifest's requires_isolation is met by its own level or a later one. */
+export const ISOLATION_ORDER: readonly IsolationLevel[] = ['none', 'network', 'partial', 'full'];
+
+/** True when `have` is at least `need`. */
+export function meetsLevel(have: IsolationLevel, need: IsolationLevel): boolean {
+  return ISOLATION_ORDER.indexOf(have) >= ISOLATION_ORDER.indexOf(need);
+}

@@ -1,0 +1,141 @@
+/**
+ * The argv that confines one program: resource limits, then the isolation
+ * wrapper, then (as root) the drop to the sandbox user, then the program.
+ *
+ *   prlimit --cpu --data --nproc --fsize --nofile --core=0 --      (limits.ts)
+ *     bwrap | unshare …                                            (the level)
+ *       setpriv --reuid=65534 … --bounding-set=-all --no-new-privs (root only)
+ *         the program
+ *
+ * bwrap builds a new root on an empty tmpfs: only the system folders from
+ * settings (read-only), the declared readable paths (read-only), the
+ * writable paths, a minimal /dev and a fresh /proc of its own pid namespace;
+ * then `/` is remounted read-only. As root bwrap runs privileged (no user
+ * namespace) and setpriv drops to the sandbox user with an empty capability
+ * bounding set; otherwise bwrap makes a user namespace and drops every
+ * capability itself. Either way nothing inside can mount, unmount or remount.
+ *
+ * The unshare fallback keeps the host's tree but remounts it read-only and
+ * then clears the capability bounding set before the program runs, so the
+ * remounts cannot be undone; it cannot hide host paths (level "partial").
+ *
+ * A run's `hostView` (a tool's `host_view`, host-view.ts) opens exactly what
+ * it names and keeps the rest, with either wrapper: "fs" binds the host's
+ * tree read-only instead of the new root (unshare shows it anyway); "pid"
+ * keeps the host's pid namespace and binds its /proc read-only instead of a
+ * fresh one; "net" keeps the host's network namespace.
+ *
+ * This module only builds argv; the probe (sandbox.ts) decides which wrapper
+ * delivers what, and run.ts runs the result.
+ */
+import { lstatSync, readlinkSync } from 'node:fs';
+import { WORLD_SYSTEM_PATHS } from '../runtime/settings.js';
+import { limitArgv } from './limits.js';
+import type { HostView } from './host-view.js';
+import type { WorldCapabilities } from './sandbox.js';
+
+export interface Confinement {
+  writable: readonly string[];
+  /** what of the host this run sees as the host does (a tool's host_view); default nothing */
+  hostView?: readonly HostView[];
+  readable: readonly string[];
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** The unshare prelude: $1 = count of writable paths, then the paths, then the argv to exec. */
+const PRELUDE = [
+  'n="$1"; shift; i=0; keep=""',
+  'while [ "$i" -lt "$n" ]; do mount --bind "$1" "$1" || exit 125; keep="$keep|$1|"; shift; i=$((i+1)); done',
+  // skip writable paths, mounts already done (listed twice) and mounts already read-only
+  'while read -r _dev mnt _type opts _rest; do',
+  '  case "$keep" in *"|$mnt|"*) continue;; esac',
+  '  keep="$keep|$mnt|"',
+  '  case "$opts" in ro|ro,*) continue;; esac',
+  '  mount -o remount,bind,ro "$mnt" 2>/dev/null',
+  'done < /proc/self/mounts',
+  // re-enter the cwd by path so it resolves through the writable bind mount
+  'cd -P -- "$PWD" || exit 125',
+  'exec "$@"',
+].join('\n');
+
+/** True when the world runs as root and so must hand programs to the sandbox user. */
+export function runningAsRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/**
+ * setpriv: as root, become the sandbox user with no capability; inside an unshare user namespace
+ * (where the program would hold every capability of that namespace) clear them; bwrap without
+ * root drops them itself; a plain run of another user has none to drop (and may not clear the
+ * bounding set outside a namespace of its own). No new privileges always.
+ */
+function dropArgv(caps: WorldCapabilities, inUnshareUserNs: boolean): string[] {
+  if (!caps.dropperPath) return [];
+  if (caps.runAsUid !== null) {
+    return [caps.dropperPath, `--reuid=${caps.runAsUid}`, `--regid=${caps.runAsUid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  }
+  if (inUnshareUserNs) return [caps.dropperPath, '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  return [caps.dropperPath, '--no-new-privs', '--'];
+}
+
+let systemBinds: { paths: string[]; args: string[] } | null = null;
+
+/** bwrap arguments that show the system folders of settings: read-only binds, symlinks kept as symlinks. */
+function systemArgs(): { paths: string[]; args: string[] } {
+  if (systemBinds) return systemBinds;
+  const paths: string[] = [];
+  const args: string[] = [];
+  for (const p of WORLD_SYSTEM_PATHS) {
+    try {
+      const st = lstatSync(p);
+      args.push(...(st.isSymbolicLink() ? ['--symlink', readlinkSync(p), p] : ['--ro-bind', p, p]));
+      paths.push(p);
+    } catch { /* absent on this machine: nothing to show */ }
+  }
+  systemBinds = { paths, args };
+  return systemBinds;
+}
+
+/** The folders above the given paths, shortest first (bwrap would make them 0700, which the sandbox user cannot cross). */
+function parentDirs(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const parts = p.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length; i++) out.add(`/${parts.slice(0, i).join('/')}`);
+  }
+  const system = new Set(WORLD_SYSTEM_PATHS);
+  return [...out].filter((d) => !system.has(d)).sort((a, b) => a.length - b.length);
+}
+
+/** Wrap an argv so it runs confined at the level the capabilities describe, opening only what `c.hostView` names. */
+export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Confinement): string[] {
+  const limits = caps.limiterPath ? limitArgv(caps.limiterPath, c.timeoutMs) : [];
+  const bin = caps.wrapperPath;
+  const root = caps.runAsUid !== null;
+  const view = new Set(c.hostView ?? []);
+  if (caps.level === 'none' || bin === null) return [...limits, ...dropArgv(caps, false), ...argv];
+  if (caps.wrapper === 'bwrap') {
+    const drop = dropArgv(caps, false);
+    const ns = [...(root ? [] : ['--unshare-user']), ...(view.has('pid') ? [] : ['--unshare-pid']),
+      ...(view.has('net') ? [] : ['--unshare-net']), ...(root ? [] : ['--cap-drop', 'ALL'])];
+    const system = systemArgs();
+    const dirs = parentDirs([...system.paths, ...c.readable, ...c.writable]).flatMap((d) => ['--perms', '0755', '--dir', d]);
+    const ro = view.has('fs') ? [] : c.readable.flatMap((r) => ['--ro-bind', r, r]);
+    const rw = c.writable.flatMap((w) => ['--bind', w, w]);
+    const tree = view.has('fs') ? ['--ro-bind', '/', '/'] : ['--tmpfs', '/', ...dirs, ...system.args];
+    const proc = view.has('pid') ? ['--ro-bind', '/proc', '/proc'] : ['--proc', '/proc'];
+    return [...limits, bin, ...ns, '--die-with-parent', '--new-session', ...tree,
+      '--dev', '/dev', ...proc, ...ro, ...rw, '--remount-ro', '/', '--chdir', c.cwd, '--', ...drop, ...argv];
+  }
+  const userNs = root ? [] : ['-r'];
+  const net = view.has('net') ? [] : ['-n'];
+  if (caps.level === 'network') {
+    // the network is all this level isolates: a run that shares it needs no namespace at all
+    if (view.has('net')) return [...limits, ...dropArgv(caps, false), ...argv];
+    return [...limits, bin, ...userNs, ...net, '--', ...dropArgv(caps, !root), ...argv];
+  }
+  const pid = view.has('pid') ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc'];
+  return [...limits, bin, ...userNs, ...net, '-m', ...pid, '--',
+    '/bin/sh', '-c', PRELUDE, 'world', String(c.writable.length), ...c.writable, ...dropArgv(caps, !root), ...argv];
+}
