@@ -143,6 +143,11 @@ export function createGgufAdapter(): GgufAdapter {
     isModel: true,
     identity: (m) => `${m.id}@sha256:${m.sha256}`,
     invoke: (m, req) => serial(() => call(m, req)),
+    tokenizer: (m, root) => serial(async () => {
+      const file = await verifyWeights(root, m);
+      const { entry } = await acquire(m, file);
+      return { tokenize: (text: string) => entry.model.tokenize(text) };
+    }),
     release: (m) => serial(() => drop((e) => e.key.startsWith(`${m.id}\0`) && e.residency === 'cold')),
     dispose: () =>
       serial(async () => {

@@ -48,6 +48,13 @@ function lazyAdapter<K extends ModelKind>(kind: K, load: Loader<K>, identity: (m
       if (disposed) throw new Error(`${kind} adapter: invoked after dispose(); create the adapters again with createAdapters()`);
       return (await real()).invoke(manifest, request);
     },
+    // The model's tokenizer, when the implementation has one (gguf does; an http server does not say).
+    async tokenizer(manifest, root) {
+      if (disposed) throw new Error(`${kind} adapter: used after dispose()`);
+      const impl = await real();
+      if (!impl.tokenizer) throw new Error(`${kind} adapter: no tokenizer`);
+      return impl.tokenizer(manifest, root);
+    },
     // Release one manifest's resources, only if the implementation was ever loaded.
     async release(manifest) {
       if (loading) await (await loading.catch(() => null))?.release?.(manifest);

@@ -60,6 +60,8 @@ export interface ProviderAdapter<M extends ProviderManifest = ProviderManifest> 
   /** The identity written into facts: `id` for code/shell, `id@sha256:<weights>` for models. */
   identity(manifest: M): string;
   invoke(manifest: M, request: ProviderRequest): Promise<ProviderResponse>;
+  /** The model's own tokenizer (a local model loads for it), so a prompt budget is counted in its tokens. */
+  tokenizer?(manifest: M, root: string): Promise<{ tokenize(text: string): ArrayLike<unknown> }>;
   /** Release anything held for this manifest (a loaded model); idempotent. */
   release?(manifest: M): Promise<void>;
   /** Release everything; idempotent. */

@@ -31,7 +31,8 @@ import type { ToolManifest } from '../registry/manifest.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
 import { runStep, type StepContext } from '../runtime/step.js';
-import { estimator, fitPrompt, rankTools, type RankedTool, type TokenCounter } from './index.js';
+import { select } from '../runtime/policy.js';
+import { estimator, fitPrompt, modelCounter, rankTools, type RankedTool, type TokenCounter } from './index.js';
 import { AGENT_DEFAULTS } from './settings.js';
 import { planSchemaFor } from './plan-schema.js';
 import { matchPlaybooks, type Playbook } from './playbooks.js';
@@ -115,7 +116,9 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   }
   const tools = retrieved.map((r) => pc.registry.tool(r.name));
   const avoidance = [...(pc.avoidance ?? []), ...avoidLines(pc.replan)].join('\n');
-  const fit = fitPrompt({ instructions: planInstructions(pc.root), goal: `Goal: ${pc.goal}`, ...(avoidance ? { avoidance } : {}), tools }, { prompt_tokens: settings.prompt_tokens, reserve_tokens: settings.reserve_tokens }, counter);
+  const planner = await likelyPlanner(pc);
+  const budget = { prompt_tokens: settings.prompt_tokens, reserve_tokens: settings.reserve_tokens, ...(planner?.contextTokens ? { context_tokens: planner.contextTokens } : {}) };
+  const fit = fitPrompt({ instructions: planInstructions(pc.root), goal: `Goal: ${pc.goal}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
   if (!fit.ok) {
     pc.step.ledger.append({ type: 'breaker_tripped', step, provider: null, capability: 'plan@1', schema: 'plan@1', error: `planner prompt over its token budget: ${fit.message}`, attempt: 0, breaker: 'context_budget' });
     pc.step.ledger.commit();
@@ -126,6 +129,27 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const out = await runPlanner(pc, step, view, 'planner:tools', tools, ['gguf', 'http', 'shell']);
   if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'model', prompt_tokens: fit.tokens, tokens_exact: fit.exact, level: fit.level });
   return { ok: false, reason: `${reasons.join('; ')}; model planner: ${out.reason}` };
+}
+
+/**
+ * The model planner the policy will most likely pick, with its own tokenizer (the model loads for
+ * it, as it would for the call), so the prompt budget is counted in that model's tokens; null when
+ * no model planner is installed (the estimator counts, and the step records the gap).
+ */
+async function likelyPlanner(pc: PlanningContext): Promise<{ counter: TokenCounter; contextTokens?: number } | null> {
+  const sel = select(pc.registry.providers.values(), {
+    capability: pc.registry.capability('plan@1'), schemaId: 'plan@1', inputTrust: 'T0', inputBytes: 0,
+    remainingMs: Number.MAX_SAFE_INTEGER, measurements: pc.step.measurements, isModel: (p) => pc.step.adapterFor(p).isModel,
+  });
+  const first = sel.candidates.find((p) => p.kind !== 'code' && (!pc.onlyProvider || p.id === pc.onlyProvider.id));
+  const adapter = first ? pc.step.adapterFor(first) : undefined;
+  if (!first || !adapter?.tokenizer) return null;
+  try {
+    const counter = modelCounter(await adapter.tokenizer(first, pc.root));
+    return { counter, ...(first.kind === 'gguf' ? { contextTokens: first.context_size } : {}) };
+  } catch {
+    return null; // the call itself will fail and say why
+  }
 }
 
 /** One planner step: the recorded context in, a checked list of calls out. */
