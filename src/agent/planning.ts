@@ -83,7 +83,9 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const counter = pc.counter ?? estimator;
   const avoid = pc.replan?.avoid ?? [];
   const base = pc.replan ? REPLAN_STEP : PLAN_STEP;
-  const retrieved = retrieve(pc.goal, pc.registry, settings.top_k, avoid);
+  // a tool to avoid stays retrievable (with other arguments it may be right); the context says to
+  // avoid it, and the loop stops a plan that repeats a call that already failed
+  const retrieved = retrieve(pc.goal, pc.registry, settings.top_k);
   const matches = matchPlaybooks(pc.goal, pc.playbooks).filter((m) => !pc.playbooks.find((p) => p.id === m.id)!.steps.some((s) => avoid.includes(s.tool)));
   const common = { retrieved, playbooks: matches.map((m) => m.id), ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}) };
   const reasons: string[] = [];
