@@ -1,0 +1,39 @@
+/**
+ * Storage errors: the disk, not the job, is at fault.
+ *
+ * A full disk (ENOSPC, EDQUOT), an I/O error (EIO), a read-only remount
+ * (EROFS) or a file-size limit (EFBIG) says nothing about the job being
+ * written: the same write works once space comes back. So these are told
+ * apart from every other failure, everywhere: the daemon pauses the session
+ * and tries again later instead of closing it, and a command reports the
+ * disk, not a bug. This module only classifies; it retries nothing.
+ */
+
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG']);
+
+/** A write that did not reach the disk whole; `code` is the errno name. */
+export class StorageError extends Error {
+  override name = 'StorageError';
+  constructor(message: string, readonly code: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The errno name of a storage fault, or null when `err` is something else. */
+export function storageCode(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORAGE_CODES.has(code) ? code : null;
+}
+
+/** True for a storage fault, raw (an ErrnoException) or wrapped (StorageError). */
+export function isStorageError(err: unknown): boolean {
+  return err instanceof StorageError || storageCode(err) !== null;
+}
+
+/** What an operator should do about a storage fault. */
+export function storageFix(code: string): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'free space on the filesystem of the root (df -h), then wait: the daemon retries by itself';
+  if (code === 'EROFS') return 'the filesystem was remounted read-only (often after disk errors); check dmesg, repair it and remount read-write';
+  if (code === 'EFBIG') return 'a file-size limit was hit (ulimit -f, or the filesystem\'s maximum); raise it';
+  return 'the disk reported an I/O error; check dmesg and the disk\'s health (smartctl); the daemon retries by itself';
+}
