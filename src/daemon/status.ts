@@ -15,7 +15,9 @@
  * same process (proc.ts).
  */
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isStorageError } from '../storage-error.js';
 import { BUDGET_CLASSES, type BudgetClass } from '../ids.js';
 import { writeFileAtomic } from '../durable-file.js';
 import type { DaemonPaths } from './paths.js';
@@ -45,9 +47,13 @@ export interface DaemonStatus {
   memory: { rss_mb: number; heap_used_mb: number };
   /** the session worker's pid, or null while none runs (it exits when the daemon is idle) */
   worker: { pid: number | null };
+  /** set while sessions wait because the disk refused a write (a full disk, an I/O error) */
+  paused?: { code: string; reason: string; fix: string; since: string; retry_in_ms: number } | null;
 }
 
 const RECENT = 10;
+/** Bytes set aside for the status file on a full disk (status.json is 1-3 KiB, its temp file as much). */
+const RESERVE_BYTES = 64 * 1024;
 
 /** A fresh status for this process. */
 export function initialStatus(root: string, now = new Date()): DaemonStatus {
@@ -105,10 +111,29 @@ export class StatusPublisher {
     const text = JSON.stringify(this.current, null, 2) + '\n';
     const run = this.writing.then(async () => {
       await mkdir(this.paths.daemonDir, { recursive: true });
-      await writeFileAtomic(this.paths.status, text, false);
+      try {
+        await writeFileAtomic(this.paths.status, text, false);
+      } catch (err) {
+        // a full disk is exactly when `pico status` must say so: give up the reserve and try once more
+        if (!isStorageError(err) || !(await rm(this.reservePath).then(() => true, () => false))) throw err;
+        await writeFileAtomic(this.paths.status, text, false);
+      }
     });
     this.writing = run.catch(() => undefined);
     return run.then(() => null, (err: Error) => err);
+  }
+
+  private get reservePath(): string {
+    return join(this.paths.daemonDir, 'status.reserve');
+  }
+
+  /**
+   * Keep a small file of zeros beside the status (made at start and again after a full disk
+   * cleared), so the status can still be written when the disk fills up: the reserve is
+   * deleted to make room for it.
+   */
+  async keepReserve(): Promise<void> {
+    await writeFile(this.reservePath, Buffer.alloc(RESERVE_BYTES), { flag: 'wx' }).catch(() => undefined);
   }
 }
 

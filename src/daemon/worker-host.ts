@@ -232,7 +232,7 @@ export class WorkerHost {
         this.runs.delete(m.id);
         if (m.t === 'done') p.resolve(m.result);
         else if (m.t === 'cancelled') p.resolve(null);
-        else p.reject(Object.assign(new Error(m.message), { name: m.name }));
+        else p.reject(Object.assign(new Error(m.message), { name: m.name, ...(m.code ? { code: m.code } : {}) }));
         return;
       }
       case 'ingested': {
