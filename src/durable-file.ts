@@ -22,6 +22,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writ
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { StorageError, storageCode } from './storage-error.js';
 
 /** A dot-name beside `path`, unique to this write (readers and the spool ignore dot-files). */
 function tempBeside(path: string): string {
@@ -39,9 +40,10 @@ export function syncDir(dir: string): void {
 }
 
 /** Thrown when a file ended up shorter than what was written to it (it is never renamed into place). */
-export class ShortWriteError extends Error {
-  override name = 'ShortWriteError';
-  readonly code = 'EIO';
+export class ShortWriteError extends StorageError {
+  constructor(message: string) {
+    super(message, 'EIO');
+  }
 }
 
 /**
@@ -70,7 +72,12 @@ function checkSize(fd: number, bytes: number, path: string): void {
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, durable = true, mode = 0o644): void {
   const tmp = tempBeside(path);
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
-  const fd = openSync(tmp, 'wx', mode);
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'wx', mode);
+  } catch (err) {
+    throw named(err, path);
+  }
   try {
     writeAllSync(fd, buf);
     fsyncSync(fd);
@@ -78,16 +85,22 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, dur
   } catch (err) {
     closeSync(fd);
     unlinkQuietly(tmp);
-    throw err;
+    throw named(err, path);
   }
   closeSync(fd);
   try {
     renameSync(tmp, path);
   } catch (err) {
     unlinkQuietly(tmp);
-    throw err;
+    throw named(err, path);
   }
   if (durable) syncDir(dirname(path));
+}
+
+/** A storage fault names the file it hit (the bare errno message does not). */
+function named(err: unknown, path: string): unknown {
+  const code = storageCode(err);
+  return code && !(err instanceof StorageError) ? new StorageError(`writing ${path}: ${(err as Error).message}`, code, { cause: err }) : err;
 }
 
 function unlinkQuietly(path: string): void {
@@ -112,7 +125,9 @@ export async function fsyncDir(dir: string): Promise<void> {
 export async function writeFileAtomic(path: string, data: string | Uint8Array, durable = true, mode = 0o644): Promise<void> {
   const tmp = tempBeside(path);
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
-  const fh = await open(tmp, 'wx', mode);
+  const fh = await open(tmp, 'wx', mode).catch((err: unknown) => {
+    throw named(err, path);
+  });
   try {
     await fh.writeFile(buf);
     await fh.datasync();
@@ -121,7 +136,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, d
   } catch (err) {
     await fh.close();
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    throw named(err, path);
   }
   await fh.close();
   try {

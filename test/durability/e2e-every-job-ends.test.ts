@@ -1,0 +1,146 @@
+/**
+ * Issue 14, item 2: "every accepted job ends". Problems a job file can carry
+ * are rejected at intake with a 0600 reason file that never quotes a file it
+ * did not read as a job; names the root does not know close the session as
+ * declined with the reason in result.json (and are never resumed again);
+ * `pico run` reports them as the user's error; `pico watch` ends when the
+ * session closes and says so when no daemon serves the root. The real daemon
+ * and the real CLI throughout.
+ */
+import { linkSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ReasonFile } from '../../src/daemon/reject.js';
+import { initRoot } from '../../src/runtime/init.js';
+import { tempRoot } from '../daemon/helpers.js';
+import { pico, startDaemon } from '../daemon/spawn.js';
+
+type Plan = { step: string; tool?: string; args?: Record<string, unknown>; capability: string; schema: string; from?: string[] }[];
+
+function exampleJob(root: string): { goal: string; plan: Plan } & Record<string, unknown> {
+  return JSON.parse(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8')) as { goal: string; plan: Plan };
+}
+
+/** JSON text of `{"path": {"d": {"d": … "bottom" …}}}`, `levels` deep (built as text: JSON.stringify would overflow here). */
+function deepArgs(levels: number): string {
+  return `{"path":${'{"d":'.repeat(levels)}"bottom"${'}'.repeat(levels)}}`;
+}
+
+/** The example job with the disk step's args replaced by raw JSON text. */
+function withRawArgs(base: { plan: Plan } & Record<string, unknown>, argsJson: string): string {
+  const marker = '"__ARGS__"';
+  return JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, args: '__ARGS__' } : s)) }).replace(marker, argsJson);
+}
+
+describe('every accepted job ends', () => {
+  it('jobs naming an unknown tool, capability or schema close as declined with the reason in result.json, pico watch ends, and a restart does not resume them', async () => {
+    const root = tempRoot('pico-e2e-ends-');
+    initRoot(root);
+    const inbox = join(root, 'sessions', 'inbox');
+    const base = exampleJob(root);
+    const bad: Record<string, { plan: Plan; reason: RegExp }> = {
+      '20261201-000000-00000000000a': { plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'no_such_tool' } : s)), reason: /unknown tool "no_such_tool"/ },
+      '20261201-000000-00000000000b': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'nosuch@1' } : s)), reason: /unknown capability "nosuch@1"/ },
+      '20261201-000000-00000000000c': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, schema: 'nosuch@9' } : s)), reason: /unknown schema "nosuch@9"/ },
+    };
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    for (const [id, b] of Object.entries(bad)) writeFileSync(join(inbox, `${id}.json`), JSON.stringify({ ...base, plan: b.plan }));
+    for (const [id, b] of Object.entries(bad)) {
+      const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+      expect(fin.outcome).toBe('declined');
+      const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; answer: string; missing: string[] };
+      expect(result.outcome).toBe('declined');
+      expect(result.missing.join(' ')).toMatch(b.reason);
+      expect(result.answer).toMatch(b.reason);
+      const watch = pico(['watch', id, '--root', root]);
+      expect(watch.code).toBe(1);
+      expect(watch.stdout).toMatch(/answer_sent\s+outcome=declined/);
+    }
+    expect(d.lines.filter((l) => l.event === 'failed' || l.event === 'closing')).toEqual([]);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+
+    const again = startDaemon(root);
+    await again.waitFor((l) => l.event === 'ready');
+    expect(again.lines.filter((l) => l.event === 'queued' || l.event === 'resumed')).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+    expect(pico(['check', '--root', root]).code).toBe(0);
+  }, 90_000);
+
+  it('too deep or too large args, non-UTF-8 bytes and a hard link are rejected at intake with a 0600 reason that quotes nothing unread', async () => {
+    const root = tempRoot('pico-e2e-intake-');
+    initRoot(root);
+    const inbox = join(root, 'sessions', 'inbox');
+    const base = exampleJob(root);
+    const withArgs = (args: Record<string, unknown>) => JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, args } : s)) });
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'root:$6$SECRETHASH:19000:0:99999:7:::\n');
+    const cases: Record<string, RegExp> = {
+      'deep.json': /nested deeper than 32 levels/,
+      'large.json': /over the 65536-byte limit for one step's arguments/,
+      'latin1.json': /not UTF-8 text/,
+      'surrogate.json': /lone UTF-16 surrogate/,
+      'linked.json': /2 hard links: .*not read/,
+      'text.json': /not valid JSON \(the syntax breaks at/,
+    };
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'ready');
+    writeFileSync(join(inbox, 'deep.json'), withRawArgs(base, deepArgs(5000)));
+    writeFileSync(join(inbox, 'large.json'), withArgs({ path: 'x'.repeat(100 * 1024) }));
+    writeFileSync(join(inbox, 'latin1.json'), Buffer.concat([Buffer.from(JSON.stringify({ ...base, goal: 'caf' }).slice(0, -1)), Buffer.from([0xe9]), Buffer.from('"}')]));
+    writeFileSync(join(inbox, 'surrogate.json'), JSON.stringify(base).replace('"Why is', '"\\ud800 Why is'));
+    linkSync(secret, join(inbox, 'linked.json'));
+    writeFileSync(join(inbox, 'text.json'), readFileSync(secret));
+    for (const name of Object.keys(cases)) await d.waitFor((l) => l.event === 'rejected' && l.file === name, 30_000);
+    const dir = join(root, 'sessions', 'rejected');
+    const reasons = readdirSync(dir).filter((n) => n.endsWith('.reason.json'));
+    expect(reasons).toHaveLength(Object.keys(cases).length);
+    for (const n of reasons) {
+      const text = readFileSync(join(dir, n), 'utf8');
+      const r = JSON.parse(text) as ReasonFile;
+      expect(r.problem, r.original_name).toMatch(cases[r.original_name]!);
+      expect(statSync(join(dir, n)).mode & 0o777, r.original_name).toBe(0o600);
+      expect(text, r.original_name).not.toMatch(/SECRET|root:/);
+    }
+    expect(readFileSync(secret, 'utf8')).toMatch(/SECRETHASH/); // the linked file itself is untouched
+    expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]); // nothing was accepted
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  }, 60_000);
+
+  it('pico run reports a job the root cannot run as the user\'s error (exit 2), never as an internal error', () => {
+    const root = tempRoot('pico-e2e-run-');
+    initRoot(root);
+    const base = exampleJob(root);
+    const file = (name: string, body: string | Buffer) => {
+      const p = join(root, name);
+      writeFileSync(p, body);
+      return p;
+    };
+    const runs: Record<string, { path: string; message: RegExp }> = {
+      tool: { path: file('tool.json', JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'nope' } : s)) })), message: /unknown tool "nope"/ },
+      capability: { path: file('cap.json', JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'zzz@1' } : s)) })), message: /unknown capability "zzz@1"/ },
+      deep: { path: file('deep.json', withRawArgs(base, deepArgs(5000))), message: /nested deeper/ },
+      latin1: { path: file('latin1.json', Buffer.concat([Buffer.from('{"job":"job@1","goal":"caf'), Buffer.from([0xe9]), Buffer.from('"}')])), message: /not UTF-8/ },
+    };
+    for (const [name, r] of Object.entries(runs)) {
+      const out = pico(['run', r.path, '--root', root]);
+      expect(out.code, `${name}: ${out.stderr}`).toBe(2);
+      expect(out.stderr, name).toMatch(r.message);
+      expect(out.stderr, name).not.toMatch(/internal error/);
+    }
+    expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]);
+  }, 60_000);
+
+  it('pico watch says so and ends when no daemon serves the root', () => {
+    const root = tempRoot('pico-e2e-watch-');
+    initRoot(root);
+    const id = '20261201-000000-0000000000ff';
+    writeFileSync(join(root, 'sessions', 'inbox', `${id}.json`), JSON.stringify(exampleJob(root)));
+    const out = pico(['watch', id, '--root', root]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/no daemon serves .*no daemon was ever started.*pico daemon --root/s);
+  }, 30_000);
+});
