@@ -9,7 +9,8 @@
  * UTF-8, then JSON, then the job@1 schema (with its shape limits:
  * depth, argument size). A file with more than one hard link is another
  * file's name too (a link to /etc/shadow) and is refused unread. Problems
- * never quote the file's bytes. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * never quote the file's bytes. Given the root, a job naming a tool,
+ * capability or schema without a manifest file is refused too. The file is opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
@@ -17,6 +18,8 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import { join } from 'node:path';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { decodeUtf8 } from '../runtime/job-limits.js';
+import { describeProblems } from '../runtime/job-check.js';
+import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
@@ -62,7 +65,7 @@ export function jsonErrorWhere(err: Error): string {
 }
 
 /** Look at inbox entry `name` and decide: a job to claim, bad input to reject, or already gone. */
-export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES): Promise<Verdict> {
+export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES, root: string | null = null): Promise<Verdict> {
   const bad = nameProblem(name);
   if (bad) return { kind: 'reject', name, ...bad };
   const path = join(inbox, name);
@@ -118,6 +121,8 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   try {
     const job = parseJob(value, name);
+    const unknown = root === null ? [] : unknownNames(root, job);
+    if (unknown.length > 0) return { kind: 'reject', name, problem: `${name}: ${describeProblems(unknown)}`, fix: unknown.map((u) => u.fix).join('; ') };
     const base = name.slice(0, -'.json'.length);
     return { kind: 'job', name, job, idFromName: isSessionId(base) ? base : null, ino, size: Buffer.byteLength(text) };
   } catch (err) {

@@ -7,8 +7,9 @@
  * internal error, after the job was accepted. Called by `pico run` before a
  * session starts (the user's error, exit 2), by the runtime before a session
  * runs (the manifests may have changed since intake: the session is then
- * closed as declined with these problems as the reason), and usable on a
- * planner's steps the same way. A capability no provider serves is not a
+ * closed as declined with these problems as the reason), by the daemon's
+ * intake over the manifest files' names (daemon/known-names.ts), and usable
+ * on a planner's steps the same way. A capability no provider serves is not a
  * problem of the job: the loop declines it with a `capability_gap`, as
  * designed. This module reads the registry and changes nothing.
  */
@@ -23,11 +24,13 @@ export interface JobProblem {
 }
 
 type StepNames = Pick<JobStep, 'step' | 'capability' | 'schema'> & { tool?: string | undefined };
+/** What the check reads of a registry: its tables by id (a Registry, or the daemon's listing of manifest files). */
+export type KnownNames = { readonly [K in 'tools' | 'capabilities' | 'schemas']: Pick<Registry[K], 'has' | 'keys'> };
 
 /** Problems of `steps` against `registry` (empty when every name is known). */
-export function checkStepsAgainstRegistry(steps: readonly StepNames[], registry: Registry): JobProblem[] {
+export function checkStepsAgainstRegistry(steps: readonly StepNames[], registry: KnownNames): JobProblem[] {
   const out: JobProblem[] = [];
-  const known = (m: Map<string, unknown>): string => [...m.keys()].sort().join(', ') || '(none)';
+  const known = (m: Pick<Map<string, unknown>, 'keys'>): string => [...m.keys()].sort().join(', ') || '(none)';
   for (const s of steps) {
     if (s.tool !== undefined && !registry.tools.has(s.tool)) {
       out.push({ step: s.step, problem: `step ${s.step}: unknown tool "${s.tool}" (known: ${known(registry.tools)})`, fix: `name a known tool, or add manifests/tools/${safeName(s.tool)}.json` });
@@ -43,7 +46,7 @@ export function checkStepsAgainstRegistry(steps: readonly StepNames[], registry:
 }
 
 /** Problems of a job's steps, when it carries any (a goal-only job is planned later and checked then). */
-export function checkJobAgainstRegistry(job: { plan?: readonly StepNames[] | undefined }, registry: Registry): JobProblem[] {
+export function checkJobAgainstRegistry(job: { plan?: readonly StepNames[] | undefined }, registry: KnownNames): JobProblem[] {
   return checkStepsAgainstRegistry(job.plan ?? [], registry);
 }
 

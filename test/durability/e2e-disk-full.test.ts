@@ -52,13 +52,15 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     const paused = await d.waitFor((l) => l.event === 'paused', 30_000);
     expect(paused.level).toBe(50);
     expect(paused.code).toBe('ENOSPC');
-    let status: { status: { paused?: { code: string; fix: string } | null } } | null = null;
-    for (let i = 0; i < 50 && !status?.status.paused; i++) {
+    type Status = { status: { paused?: { code: string; fix: string } | null } };
+    const readStatus = (): Status => JSON.parse(pico(['status', '--root', root, '--json']).stdout) as Status;
+    let status = readStatus();
+    for (let i = 0; i < 50 && !status.status.paused; i++) {
       await sleep(100);
-      status = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as typeof status;
+      status = readStatus();
     }
-    expect(status!.status.paused).toMatchObject({ code: 'ENOSPC' });
-    expect(status!.status.paused!.fix).toMatch(/free space/);
+    expect(status.status.paused).toMatchObject({ code: 'ENOSPC' });
+    expect(status.status.paused!.fix).toMatch(/free space/);
     const human = pico(['status', '--root', root]).stdout;
     expect(human).toMatch(/paused:\s+ENOSPC/);
     expect(() => results(sessions)).not.toThrow(); // whatever finished before the disk filled is whole
@@ -80,8 +82,8 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
     await sleep(700); // the status write is coalesced
-    status = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as typeof status;
-    expect(status!.status.paused ?? null).toBeNull();
+    status = readStatus();
+    expect(status.status.paused ?? null).toBeNull();
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 120_000);

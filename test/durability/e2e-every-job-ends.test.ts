@@ -7,7 +7,7 @@
  * session closes and says so when no daemon serves the root. The real daemon
  * and the real CLI throughout.
  */
-import { linkSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
@@ -33,30 +33,49 @@ function withRawArgs(base: { plan: Plan } & Record<string, unknown>, argsJson: s
 }
 
 describe('every accepted job ends', () => {
-  it('jobs naming an unknown tool, capability or schema close as declined with the reason in result.json, pico watch ends, and a restart does not resume them', async () => {
-    const root = tempRoot('pico-e2e-ends-');
+  it('a job naming an unknown tool, capability or schema is rejected at intake with the name and the manifest to add', async () => {
+    const root = tempRoot('pico-e2e-names-');
     initRoot(root);
     const inbox = join(root, 'sessions', 'inbox');
     const base = exampleJob(root);
-    const bad: Record<string, { plan: Plan; reason: RegExp }> = {
-      '20261201-000000-00000000000a': { plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'no_such_tool' } : s)), reason: /unknown tool "no_such_tool"/ },
-      '20261201-000000-00000000000b': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'nosuch@1' } : s)), reason: /unknown capability "nosuch@1"/ },
-      '20261201-000000-00000000000c': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, schema: 'nosuch@9' } : s)), reason: /unknown schema "nosuch@9"/ },
+    const bad: Record<string, { plan: Plan; reason: RegExp; fix: RegExp }> = {
+      'tool.json': { plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'no_such_tool' } : s)), reason: /step disk: unknown tool "no_such_tool" \(known: capture_df, read_file\)/, fix: /manifests\/tools\/no_such_tool\.json/ },
+      'cap.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'nosuch@1' } : s)), reason: /unknown capability "nosuch@1"/, fix: /manifests\/capabilities\/nosuch@1\.json/ },
+      'schema.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, schema: 'nosuch@9' } : s)), reason: /unknown schema "nosuch@9"/, fix: /manifests\/schemas\/nosuch@9\.json/ },
     };
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
-    for (const [id, b] of Object.entries(bad)) writeFileSync(join(inbox, `${id}.json`), JSON.stringify({ ...base, plan: b.plan }));
-    for (const [id, b] of Object.entries(bad)) {
-      const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
-      expect(fin.outcome).toBe('declined');
-      const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; answer: string; missing: string[] };
-      expect(result.outcome).toBe('declined');
-      expect(result.missing.join(' ')).toMatch(b.reason);
-      expect(result.answer).toMatch(b.reason);
-      const watch = pico(['watch', id, '--root', root]);
-      expect(watch.code).toBe(1);
-      expect(watch.stdout).toMatch(/answer_sent\s+outcome=declined/);
+    for (const [name, b] of Object.entries(bad)) writeFileSync(join(inbox, name), JSON.stringify({ ...base, plan: b.plan }));
+    for (const [name, b] of Object.entries(bad)) {
+      const r = await d.waitFor((l) => l.event === 'rejected' && l.file === name, 30_000);
+      expect(r.problem).toMatch(b.reason);
+      expect(r.fix).toMatch(b.fix);
     }
+    expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  }, 60_000);
+
+  it('a claimed job whose tool is gone by the time it runs closes as declined with the reason in result.json, pico watch ends, and a restart does not resume it', async () => {
+    const root = tempRoot('pico-e2e-ends-');
+    initRoot(root);
+    const base = exampleJob(root);
+    // claimed while the tool still existed (as recovery finds it): job.json and an empty ledger
+    const id = '20261201-000000-00000000000a';
+    const dir = join(root, 'sessions', id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'job.json'), JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'retired_tool' } : s)) }));
+    writeFileSync(join(dir, 'events.jsonl'), '');
+    const d = startDaemon(root);
+    const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    expect(fin.outcome).toBe('declined');
+    const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome: string; answer: string; missing: string[] };
+    expect(result.outcome).toBe('declined');
+    expect(result.missing.join(' ')).toMatch(/the job cannot run on this root: step disk: unknown tool "retired_tool"/);
+    expect(result.answer).toMatch(/unknown tool "retired_tool"/);
+    const watch = pico(['watch', id, '--root', root]);
+    expect(watch.code).toBe(1);
+    expect(watch.stdout).toMatch(/answer_sent\s+outcome=declined/);
     expect(d.lines.filter((l) => l.event === 'failed' || l.event === 'closing')).toEqual([]);
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
