@@ -2,16 +2,14 @@
  * `pico memory rebuild | ingest | stats [--root DIR] [--json]`: the memory
  * index itself. `rebuild` drops every derived row and reads all ledgers
  * again (nothing is lost: the ledgers are the truth); `ingest` reads only
- * what is new; `stats` counts rows. Ledgers damaged before their end are
- * named on stderr after a rebuild or ingest (exit 1): memory then holds
- * only what it could read of them.
+ * what is new; `stats` counts rows. Damaged sessions are
+ * named on stderr after a rebuild or ingest (the checks of `pico check`,
+ * exit 1): memory then holds only what it could read of them.
  */
 import { MemoryIndex } from '../memory/memory-index.js';
 import { dbPathFor, sessionsDirFor } from '../memory/paths.js';
 import { formatTable } from '../memory/table.js';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { scanLedger } from '../ledger/scan.js';
+import { checkSessions } from '../check/session.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -33,37 +31,19 @@ export async function main(argv: string[]): Promise<number> {
     const r = sub === 'rebuild' ? ix.rebuild(sessionsDirFor(root)) : ix.ingestDir(sessionsDirFor(root));
     const ms = Date.now() - t0;
     // memory skips what it cannot read; the operator must hear which ledgers those were
-    const damaged = damagedLedgers(sessionsDirFor(root));
+    const damaged = damagedSessions(sessionsDirFor(root));
     emit(!!values.json, { ...r, ms, damaged }, () =>
       `${sub === 'rebuild' ? 'rebuilt' : 'ingested'} ${ix.path}: ${r.sessions} sessions (${r.changed} changed), ${r.events} events, ` +
       `${r.facts} facts, ${r.failures} failures, ${r.skipped} lines skipped, in ${ms} ms`);
     if (damaged.length === 0) return EXIT.ok;
-    process.stderr.write(`pico memory ${sub}: ${damaged.length} ledger(s) are damaged; memory skipped what it could not read of them:\n${damaged.map((d) => `  ${d.file}:${d.line}: ${d.problem}`).join('\n')}\n  fix: run \`pico check --root ${root}\` for each session's fix; the daemon closes an unfinished damaged session when it runs it\n`);
+    process.stderr.write(`pico memory ${sub}: ${damaged.length} problem(s) in damaged sessions; memory holds what it could read of them:\n${damaged.map((d) => `  ${d.file}: ${d.problem}`).join('\n')}\n  fix: run \`pico check --root ${root}\` for each session's fix; the daemon closes an unfinished damaged session when it runs it\n`);
     return EXIT.negative;
   } finally {
     ix.close();
   }
 }
 
-/** Ledgers under `sessionsDir` that are damaged before their end (scan.ts), with the first bad line. */
-function damagedLedgers(sessionsDir: string): { file: string; line: number; problem: string }[] {
-  const out: { file: string; line: number; problem: string }[] = [];
-  let names: string[] = [];
-  try {
-    names = readdirSync(sessionsDir).filter(isSessionId).sort();
-  } catch {
-    return out;
-  }
-  for (const id of names) {
-    const file = join(sessionsDir, id, 'events.jsonl');
-    let raw: Buffer;
-    try {
-      raw = readFileSync(file);
-    } catch {
-      continue;
-    }
-    const d = scanLedger(raw, id).damage;
-    if (d) out.push({ file, line: d.line, problem: d.problem });
-  }
-  return out;
+/** Problems of every damaged session under `sessionsDir` (the checks of `pico check`). */
+function damagedSessions(sessionsDir: string): { file: string; problem: string }[] {
+  return checkSessions(sessionsDir, isSessionId).flatMap((c) => c.problems.map((p) => ({ file: p.file, problem: p.problem })));
 }

@@ -88,6 +88,36 @@ describe('every accepted job ends', () => {
     expect(pico(['check', '--root', root]).code).toBe(0);
   }, 90_000);
 
+  it('a session the runtime fails on is closed with the error as its reason instead of being retried at every start', async () => {
+    const root = tempRoot('pico-e2e-fails-');
+    initRoot(root);
+    // a tool output over the inline limit goes to blobs/, which here is a file: the runtime throws (EEXIST/ENOTDIR)
+    writeFileSync(join(root, 'examples', 'data', 'big.txt'), 'Nov 29 kernel: disk full\n'.repeat(400));
+    const id = '20261201-000000-00000000000e';
+    const dir = join(root, 'sessions', id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'job.json'), JSON.stringify({
+      job: 'job@1', goal: 'summarise the big log', budget_class: 'interactive',
+      plan: [{ step: 'log', tool: 'read_file', args: { path: 'examples/data/big.txt' }, capability: 'extract@1', schema: 'log_summary@2' }],
+    }));
+    writeFileSync(join(dir, 'events.jsonl'), '');
+    writeFileSync(join(dir, 'blobs'), 'not a folder');
+    const d = startDaemon(root);
+    const closing = await d.waitFor((l) => l.event === 'closing' && l.session === id, 30_000);
+    expect(closing.level).toBe(50);
+    const fin = await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    expect(fin.outcome).toBe('declined');
+    const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome: string; missing: string[] };
+    expect(result.missing.join(' ')).toMatch(/not run: the runtime failed on this session: .*blobs/);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    const again = startDaemon(root);
+    await again.waitFor((l) => l.event === 'ready');
+    expect(again.lines.filter((l) => l.session === id)).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  }, 90_000);
+
   it('too deep or too large args, non-UTF-8 bytes and a hard link are rejected at intake with a 0600 reason that quotes nothing unread', async () => {
     const root = tempRoot('pico-e2e-intake-');
     initRoot(root);
