@@ -42,12 +42,21 @@ export interface SessionCheck {
 const BLOB_REF = /^sha256:[0-9a-f]{64}$/;
 const RESTORE = 'restore the session folder from a backup; if there is none, move it out of sessions/ and submit the job again (`pico show` prints what is left)';
 
+export interface CheckOptions {
+  /**
+   * false: the ledger and result.json only, events read loosely (scan.ts) — skip job.json, the
+   * composition document and blobs (memory reads ledgers other implementations wrote)
+   */
+  files?: boolean;
+}
+
 /** Check one session folder (sessions/<id>). */
-export function checkSession(dir: string, session: string): SessionCheck {
+export function checkSession(dir: string, session: string, o: CheckOptions = {}): SessionCheck {
+  const files = o.files ?? true;
   const out: SessionCheck = { session, dir, events: 0, state: 'empty', problems: [], notes: [] };
   const bad = (file: string, problem: string, fix = RESTORE): void => void out.problems.push({ file: join(dir, file), problem, fix });
-  if (!existsSync(join(dir, 'job.json'))) bad('job.json', 'the session has no job.json', 'a session folder is made by a claim or `pico run`; remove a folder made by hand');
-  const events = readEvents(dir, session, out, bad);
+  if (files && !existsSync(join(dir, 'job.json'))) bad('job.json', 'the session has no job.json', 'a session folder is made by a claim or `pico run`; remove a folder made by hand');
+  const events = readEvents(dir, session, out, bad, files);
   out.events = events.length;
   const result = readResult(dir, bad);
   const answerAt = events.findIndex((e) => e.type === 'answer_sent');
@@ -66,22 +75,24 @@ export function checkSession(dir: string, session: string): SessionCheck {
     out.state = events.length === 0 ? 'empty' : 'unfinished';
     out.notes.push(answer ? 'answered, but result.json is missing: the daemon rewrites it from the ledger on its next start' : 'not finished: the daemon resumes it when it runs');
   }
-  checkComposition(dir, events, bad);
-  checkBlobs(dir, events, bad);
+  if (files) {
+    checkComposition(dir, events, bad);
+    checkBlobs(dir, events, bad);
+  }
   for (const n of safeList(dir)) if (/^events\.jsonl\.(torn|damaged)-/.test(n)) out.notes.push(`${n}: bytes set aside from the ledger (${n.includes('damaged') ? 'damage before its end' : 'a torn last line'}); keep it for inspection or delete it`);
   return out;
 }
 
 /** Check every session under `sessionsDir` (folders named like session ids), in name order. */
-export function checkSessions(sessionsDir: string, isSession: (name: string) => boolean): SessionCheck[] {
-  return safeList(sessionsDir).filter(isSession).sort().map((id) => checkSession(join(sessionsDir, id), id));
+export function checkSessions(sessionsDir: string, isSession: (name: string) => boolean, o: CheckOptions = {}): SessionCheck[] {
+  return safeList(sessionsDir).filter(isSession).sort().map((id) => checkSession(join(sessionsDir, id), id, o));
 }
 
-function readEvents(dir: string, session: string, out: SessionCheck, bad: (f: string, p: string, fix?: string) => void): LedgerEvent[] {
+function readEvents(dir: string, session: string, out: SessionCheck, bad: (f: string, p: string, fix?: string) => void, strict: boolean): LedgerEvent[] {
   const path = join(dir, LEDGER_FILE);
   if (!existsSync(path)) return [];
   const raw = readFileSync(path);
-  const scan = scanLedger(raw, session);
+  const scan = scanLedger(raw, session, { strict });
   if (scan.damage) bad(LEDGER_FILE, `line ${scan.damage.line}: ${scan.damage.problem}; only the first ${scan.events.length} events are intact`, `${RESTORE}; an unfinished session is closed by the daemon when it next runs it (the ${scan.events.length} intact events are kept, the rest set aside)`);
   else if (scan.torn) out.notes.push(`the ledger ends in a torn line (${raw.length - scan.intactBytes} bytes); it is set aside when the session is next opened`);
   return scan.events;

@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Problems of every damaged session under `sessionsDir` (the checks of `pico check`). */
+/** Problems of every damaged ledger under `sessionsDir` (`pico check`'s checks of the ledger and result.json). */
 function damagedSessions(sessionsDir: string): { file: string; problem: string }[] {
-  return checkSessions(sessionsDir, isSessionId).flatMap((c) => c.problems.map((p) => ({ file: p.file, problem: p.problem })));
+  return checkSessions(sessionsDir, isSessionId, { files: false }).flatMap((c) => c.problems.map((p) => ({ file: p.file, problem: p.problem })));
 }

@@ -34,8 +34,17 @@ export interface LedgerScan {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+export interface ScanOptions {
+  /**
+   * false: a line is an event when it is a JSON object with a string `type` (seq and session
+   * are still checked) — for readers of ledgers other implementations or versions wrote (memory)
+   */
+  strict?: boolean;
+}
+
 /** Scan ledger bytes; `sessionId`, when given, must be every event's session. */
-export function scanLedger(buf: Uint8Array, sessionId?: string): LedgerScan {
+export function scanLedger(buf: Uint8Array, sessionId?: string, o: ScanOptions = {}): LedgerScan {
+  const parse = o.strict === false ? looseEvent : parseEvent;
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const events: LedgerEvent[] = [];
   let offset = 0;
@@ -45,7 +54,7 @@ export function scanLedger(buf: Uint8Array, sessionId?: string): LedgerScan {
     line++;
     if (nl === -1) return { events, intactBytes: offset, torn: true, damage: null };
     const last = nl === bytes.length - 1;
-    const problem = lineProblem(bytes.subarray(offset, nl), events.length, sessionId, (e) => events.push(e));
+    const problem = lineProblem(bytes.subarray(offset, nl), events.length, sessionId, parse, (e) => events.push(e));
     if (problem !== null) {
       if (last && problem.kind === 'unreadable') return { events, intactBytes: offset, torn: true, damage: null };
       return { events, intactBytes: offset, torn: false, damage: { line, offset, problem: problem.text } };
@@ -56,7 +65,7 @@ export function scanLedger(buf: Uint8Array, sessionId?: string): LedgerScan {
 }
 
 /** Why one line is not the next event (pushing it when it is). */
-function lineProblem(raw: Buffer, expectedSeq: number, sessionId: string | undefined, push: (e: LedgerEvent) => void): { kind: 'unreadable' | 'order'; text: string } | null {
+function lineProblem(raw: Buffer, expectedSeq: number, sessionId: string | undefined, parse: (v: unknown) => LedgerEvent, push: (e: LedgerEvent) => void): { kind: 'unreadable' | 'order'; text: string } | null {
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -65,7 +74,7 @@ function lineProblem(raw: Buffer, expectedSeq: number, sessionId: string | undef
   }
   let event: LedgerEvent;
   try {
-    event = parseEvent(JSON.parse(text));
+    event = parse(JSON.parse(text));
   } catch (err) {
     // the parser's message never quotes the line itself (it may be anything)
     const what = err instanceof SyntaxError ? 'the line is not JSON' : `not a ledger event (${(err as Error).message.slice(0, 300)})`;
@@ -80,4 +89,13 @@ function lineProblem(raw: Buffer, expectedSeq: number, sessionId: string | undef
   }
   push(event);
   return null;
+}
+
+/** The loose reading: any JSON object with a string type and an integer seq. */
+function looseEvent(v: unknown): LedgerEvent {
+  const o = v as { type?: unknown; seq?: unknown } | null;
+  if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.type !== 'string' || !Number.isInteger(o.seq)) {
+    throw new Error('not an object with a string type and an integer seq');
+  }
+  return o as LedgerEvent;
 }
