@@ -50,10 +50,19 @@ export interface CheckOptions {
   files?: boolean;
 }
 
-/** Check one session folder (sessions/<id>). */
+/** Check one session folder (sessions/<id>); a file that cannot even be read is a problem too. */
 export function checkSession(dir: string, session: string, o: CheckOptions = {}): SessionCheck {
-  const files = o.files ?? true;
   const out: SessionCheck = { session, dir, events: 0, state: 'empty', problems: [], notes: [] };
+  try {
+    inspect(dir, session, o.files ?? true, out);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    out.problems.push({ file: e.path ?? dir, problem: `cannot be read (${e.code ?? e.message})`, fix: 'a session folder holds regular files made by picoharness; restore it from a backup or move it out of sessions/' });
+  }
+  return out;
+}
+
+function inspect(dir: string, session: string, files: boolean, out: SessionCheck): void {
   const bad = (file: string, problem: string, fix = RESTORE): void => void out.problems.push({ file: join(dir, file), problem, fix });
   if (files && !existsSync(join(dir, 'job.json'))) bad('job.json', 'the session has no job.json', 'a session folder is made by a claim or `pico run`; remove a folder made by hand');
   const events = readEvents(dir, session, out, bad, files);
@@ -80,7 +89,6 @@ export function checkSession(dir: string, session: string, o: CheckOptions = {})
     checkBlobs(dir, events, bad);
   }
   for (const n of safeList(dir)) if (/^events\.jsonl\.(torn|damaged)-/.test(n)) out.notes.push(`${n}: bytes set aside from the ledger (${n.includes('damaged') ? 'damage before its end' : 'a torn last line'}); keep it for inspection or delete it`);
-  return out;
 }
 
 /** Check every session under `sessionsDir` (folders named like session ids), in name order. */

@@ -6,6 +6,7 @@
  * model runtime or the memory index it does not use. Exit codes: see args.ts.
  */
 import { EXIT, UsageError } from './args.js';
+import { isStorageError, storageCode, storageFix } from '../storage-error.js';
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -70,8 +71,8 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);
       return EXIT.usage;
     }
-    if (err instanceof Error && err.name === 'StorageError') {
-      process.stderr.write(`pico ${name}: the disk refused a write: ${err.message}\nfix: free space on the root's filesystem (df -h) or repair the disk, then run the command again\n`);
+    if (err instanceof Error && (err.name === 'StorageError' || isStorageError(err))) {
+      process.stderr.write(`pico ${name}: the disk refused a write: ${err.message}\nfix: ${storageFix(storageCode(err) ?? 'EIO').replace('wait: the daemon retries by itself', 'run the command again')}\n`);
       return EXIT.root;
     }
     process.stderr.write(`pico ${name}: internal error (a bug; please report it with this trace):\n${(err as Error).stack ?? String(err)}\n`);

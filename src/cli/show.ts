@@ -48,7 +48,12 @@ export async function main(argv: string[]): Promise<number> {
   if (!existsSync(join(dir, LEDGER_FILE))) throw new UsageError(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/`);
   // the intact part is printed either way; damage is reported beside it and makes the exit 1
   const check = checkSession(dir, id);
-  const events = scanLedger(readFileSync(join(dir, LEDGER_FILE)), id).events;
+  let events: LedgerEvent[] = [];
+  try {
+    events = scanLedger(readFileSync(join(dir, LEDGER_FILE)), id).events;
+  } catch {
+    // unreadable (a folder where the ledger should be): the check above names it
+  }
   emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e)}`).join('\n'));
   return reportDamage('show', check) ? EXIT.negative : EXIT.ok;
 }

@@ -1,9 +1,9 @@
 /**
  * Crash recovery: find every claimed job that has not finished.
  *
- * A session is finished iff `sessions/<id>/result.json` exists and is not
- * empty (a power cut can leave a renamed-in file with no data; that session
- * is re-closed from its ledger, which is the truth). On start,
+ * A session is finished iff `sessions/<id>/result.json` exists and is whole
+ * (a power cut can leave a renamed-in file with no data, or cut short; that
+ * session is re-closed from its ledger, which is the truth). On start,
  * every session folder holding job.json without result.json is a claimed job
  * the previous daemon did not finish (SIGKILL, power loss, a forced stop);
  * it is queued again and the runtime resumes it from its last committed
@@ -13,7 +13,7 @@
  * `declined` result naming the problem. Ordering follows the queue's rule
  * (class, then arrival); arrival of a recovered job is its claim time.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
@@ -47,7 +47,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
   }
   for (const id of names.filter(isSessionId)) {
     const f = sessionFiles(paths, id);
-    if (!existsSync(f.job) || hasContent(f.result)) continue;
+    if (!existsSync(f.job) || isWholeResult(f.result)) continue;
     let text: string;
     let claimedAt: number;
     try {
@@ -88,6 +88,29 @@ export async function closeUnresumable(
     at: new Date().toISOString(),
   };
   await writeFileAtomic(sessionFiles(paths, id).result, JSON.stringify(result, null, 2) + '\n');
+}
+
+/**
+ * True when result.json is there and whole: every result is JSON text ending in "}\n", so a file
+ * that is empty or ends otherwise was cut short (a power cut, a disk that lied, an older writer)
+ * and the session is re-closed from its ledger. Only the last two bytes are read.
+ */
+function isWholeResult(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < 2) return false;
+    const tail = Buffer.alloc(2);
+    readSync(fd, tail, 0, 2, size - 2);
+    return tail.toString('latin1') === '}\n';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** True when a file exists with content (an empty result is what a power cut leaves behind; an empty ledger is a claim's). */
