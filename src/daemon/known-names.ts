@@ -12,7 +12,7 @@
  * the runtime, which checks the job against the registry before the session
  * runs (runtime/job-check.ts), closes that session as declined instead.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, type JobProblem } from '../runtime/job-check.js';
@@ -45,6 +45,8 @@ function listing(dir: string): Map<string, true> {
 
 /** What `job` names that no manifest file of `root` declares (empty when every name has a file). */
 export function unknownNames(root: string, job: Job): JobProblem[] {
+  // a root without manifests/ is warned about at start; its jobs are declined by the runtime, as before
+  if (!existsSync(join(root, 'manifests'))) return [];
   const tables = Object.fromEntries(TABLES.map((t) => [t, listing(join(root, 'manifests', t))])) as Record<Table, Map<string, true>>;
   return checkJobAgainstRegistry(job, tables);
 }
