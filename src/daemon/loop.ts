@@ -14,6 +14,14 @@
  * worker exits and its memory goes back to the system; the next job starts
  * a new one.
  *
+ * Every accepted job ends: a session the runtime throws on is run once more
+ * with the error as its close reason (its remaining steps written as not
+ * run), and closed by its result file alone if even that fails. A disk that
+ * refuses a write (ENOSPC, EIO: storage-error.ts) is not the session's fault:
+ * it goes back to the queue, the jobs handed over but not begun are taken
+ * back, hand-overs pause with a doubling backoff (status.json says why), and
+ * the first session that gets through ends the pause — no restart needed.
+ *
  * Shutdown (signals.ts): the first SIGTERM/SIGINT stops intake and aborts the
  * running session's signal, which finishes its current step; teardown then
  * runs every closer in reverse order of opening and reports all failures.

@@ -91,9 +91,10 @@ export async function closeUnresumable(
 }
 
 /**
- * True when result.json is there and whole: every result is JSON text ending in "}\n", so a file
- * that is empty or ends otherwise was cut short (a power cut, a disk that lied, an older writer)
- * and the session is re-closed from its ledger. Only the last two bytes are read.
+ * True when result.json is there and whole. Every result is an indented JSON object, so its
+ * last line is a lone "}"; a file that is empty or ends otherwise was cut short (a power cut,
+ * a disk that lied, an older writer) and its session is re-closed from the ledger. Only the
+ * last bytes are read (a tiny file is parsed whole), so a start over many sessions stays quick.
  */
 function isWholeResult(path: string): boolean {
   let fd: number;
@@ -104,10 +105,17 @@ function isWholeResult(path: string): boolean {
   }
   try {
     const size = fstatSync(fd).size;
-    if (size < 2) return false;
-    const tail = Buffer.alloc(2);
-    readSync(fd, tail, 0, 2, size - 2);
-    return tail.toString('latin1') === '}\n';
+    const tail = Buffer.alloc(Math.min(size, 16));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const text = tail.toString('utf8').trimEnd();
+    if (size <= 16) {
+      try {
+        return typeof JSON.parse(text) === 'object';
+      } catch {
+        return false;
+      }
+    }
+    return text.endsWith('\n}');
   } finally {
     closeSync(fd);
   }

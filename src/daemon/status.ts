@@ -3,14 +3,16 @@
  *
  * `pico status` is a separate process, so the daemon publishes what it is
  * doing as a file: pid and start time, state, the running job and step, the
- * queue by budget class and the last outcomes. Writes are atomic (temp +
- * rename) but not fsynced — the file is advice for people, the ledgers are
- * the truth — and changes within `coalesceMs` share one write. That window is
+ * queue by budget class and the last outcomes. Writes are atomic and whole
+ * (durable-file.ts) but the directory is not fsynced — the file is advice for
+ * people, the ledgers are the truth — and changes within `coalesceMs` share one write. That window is
  * long on purpose: every write replaces the file's inode, and on ext4 each
  * recently freed inode makes the next new file (a claim, a ledger, a result)
  * a little dearer, so a status written 20 times a second during a burst
- * slowed the jobs it described. On exit the
- * file is marked `stopped`; a reader tells a live daemon from a stale file
+ * slowed the jobs it described. While the disk refuses writes, `paused` says
+ * why; so that this can still be written on a full disk, a 64 KiB reserve
+ * file beside it is given up for it (and made again once writing works).
+ * On exit the file is marked `stopped`; a reader tells a live daemon from a stale file
  * (SIGKILL, power loss) by checking that the pid is alive and is still the
  * same process (proc.ts).
  */

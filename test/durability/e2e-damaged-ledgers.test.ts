@@ -142,4 +142,23 @@ describe('damaged ledgers', () => {
     rmSync(join(blobs, blob!));
     expect(pico(['check', big.session_id, '--root', root]).stdout).toMatch(/a blob the ledger cites is missing/);
   }, 90_000);
+
+  it('a result.json cut short (as a disk that lied leaves it) is rewritten whole from the ledger on the next start, which gains nothing', async () => {
+    const root = tempRoot('pico-e2e-cutresult-');
+    initRoot(root);
+    const id = runExample(root);
+    const dir = join(root, 'sessions', id);
+    const whole = readFileSync(join(dir, 'result.json'));
+    const ledger = readFileSync(join(dir, 'events.jsonl'));
+    expect(whole.length).toBeGreaterThan(4096);
+    writeFileSync(join(dir, 'result.json'), whole.subarray(0, 4096));
+    expect(pico(['check', '--root', root]).code).toBe(1);
+    const d = startDaemon(root);
+    await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
+    expect(readFileSync(join(dir, 'result.json')).equals(whole)).toBe(true);
+    expect(readFileSync(join(dir, 'events.jsonl')).equals(ledger)).toBe(true);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(pico(['check', '--root', root]).code).toBe(0);
+  }, 60_000);
 });
