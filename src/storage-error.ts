@@ -22,7 +22,13 @@ export class StorageError extends Error {
 /** The errno name of a storage fault, or null when `err` is something else. */
 export function storageCode(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && STORAGE_CODES.has(code) ? code : null;
+  if (typeof code !== 'string') return null;
+  if (STORAGE_CODES.has(code)) return code;
+  // SQLite's own names for the same faults (better-sqlite3 sets them as the code)
+  if (code === 'SQLITE_FULL') return 'ENOSPC';
+  if (code.startsWith('SQLITE_IOERR')) return 'EIO';
+  if (code === 'SQLITE_READONLY') return 'EROFS';
+  return null;
 }
 
 /** True for a storage fault, raw (an ErrnoException) or wrapped (StorageError). */

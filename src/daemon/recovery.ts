@@ -19,6 +19,7 @@ import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
 import type { BudgetClass } from '../ledger/events.js';
 import { writeFileAtomic } from '../durable-file.js';
+import { isStorageError } from '../storage-error.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Unfinished {
@@ -62,7 +63,12 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
       unfinished.push({ id, budgetClass: job.budget_class, started: hasContent(f.ledger), claimedAt });
     } catch (err) {
       const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
-      await closeUnresumable(paths, id, problem);
+      try {
+        await closeUnresumable(paths, id, problem);
+      } catch (e) {
+        if (!isStorageError(e)) throw e;
+        continue; // the disk refuses the result: the session stays claimed and is closed on a later start
+      }
       closed.push({ id, problem });
     }
   }
@@ -109,13 +115,12 @@ function isWholeResult(path: string): boolean {
     readSync(fd, tail, 0, tail.length, size - tail.length);
     const text = tail.toString('utf8').trimEnd();
     if (size <= 16) {
-      try {
-        return typeof JSON.parse(text) === 'object';
-      } catch {
-        return false;
-      }
+      const v = JSON.parse(text) as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
     }
     return text.endsWith('\n}');
+  } catch {
+    return false; // not JSON, or not a readable file (a folder): not a whole result
   } finally {
     closeSync(fd);
   }

@@ -159,7 +159,7 @@ describe('every accepted job ends', () => {
     expect(await d.exited).toBe(0);
   }, 60_000);
 
-  it('pico run reports a job the root cannot run as the user\'s error (exit 2), never as an internal error', () => {
+  it('pico run and pico call report names the root does not know, too-deep args and non-UTF-8 as the user\'s error (exit 2), never as an internal error', () => {
     const root = tempRoot('pico-e2e-run-');
     initRoot(root);
     const base = exampleJob(root);
@@ -179,6 +179,16 @@ describe('every accepted job ends', () => {
       expect(out.code, `${name}: ${out.stderr}`).toBe(2);
       expect(out.stderr, name).toMatch(r.message);
       expect(out.stderr, name).not.toMatch(/internal error/);
+    }
+    const input = join(root, 'examples', 'data', 'syslog.txt');
+    for (const [args, message] of [
+      [['call', 'extract@1', '--schema', 'log_summary@2', '--input', input, '--provider', 'nope'], /unknown provider "nope"/],
+      [['call', 'extract@9', '--schema', 'log_summary@2', '--input', input], /unknown capability "extract@9"/],
+      [['call', 'extract@1', '--schema', 'nope@1', '--input', input], /unknown schema "nope@1"/],
+    ] as const) {
+      const out = pico([...args, '--root', root]);
+      expect(out.code, out.stderr).toBe(2);
+      expect(out.stderr).toMatch(message);
     }
     expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]);
   }, 60_000);
