@@ -45,7 +45,8 @@ import { Spool } from './spool.js';
 import { IdleCollector } from './idle.js';
 import { StatusPublisher } from './status.js';
 import { WorkerDied, WorkerStartError } from './worker-host.js';
-import { isStorageError, storageCode, storageFix } from '../storage-error.js';
+import { isStorageError, storageCode } from '../storage-error.js';
+import { DiskPause } from './disk-pause.js';
 import type { StepProgress } from './worker-protocol.js';
 
 /**
@@ -74,8 +75,6 @@ const HANDED_OVER = 8;
  * answer from the facts held (the ledger ends as every other session's does).
  */
 const MAX_DEATHS = 3;
-/** The longest wait between two tries of a disk that refused a write (the backoff doubles from 250 ms). */
-const MAX_STORAGE_BACKOFF_MS = 8_000;
 
 interface InFlight {
   item: QueuedJob;
@@ -135,8 +134,10 @@ class Daemon {
   private readonly deaths = new Map<string, number>();
   /** sessions to close rather than run, with the reason (the worker died MAX_DEATHS times on them) */
   private readonly closing = new Map<string, string>();
-  /** the disk refused a write: hand-overs wait (pausedUntil), with this backoff, until a session gets through again */
-  private storageBackoffMs = 0;
+  /** the disk refused a write: hand-overs wait (pausedUntil) until a session gets through again */
+  private readonly diskPause = new DiskPause();
+  /** wakes the loop when a pause (disk or worker start) is over */
+  private resumeTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -316,7 +317,16 @@ class Daemon {
 
   /** Hand jobs to the worker until HANDED_OVER wait behind the running one; take back one that a more urgent job now outranks. */
   private dispatch(): void {
-    if (this.stop.signal.aborted || performance.now() < this.pausedUntil) return;
+    if (this.stop.signal.aborted) return;
+    const wait = this.pausedUntil - performance.now();
+    if (wait > 0) {
+      // one timer for the end of the pause; timers may fire a little early, so the loop always looks again
+      this.resumeTimer ??= setTimeout(() => {
+        this.resumeTimer = null;
+        this.wake();
+      }, Math.ceil(wait) + 1).unref();
+      return;
+    }
     const head = this.queue.peek();
     if (head) {
       for (const f of this.inFlight.values()) {
@@ -440,7 +450,6 @@ class Daemon {
       if (performance.now() < this.pausedUntil) return; // the jobs handed over with it failed on the same start
       this.workerBackoffMs = Math.min(60_000, this.workerBackoffMs * 2 || 1_000);
       this.pausedUntil = performance.now() + this.workerBackoffMs;
-      setTimeout(() => this.wake(), this.workerBackoffMs).unref();
       this.log.error({ event: 'worker_failed', ...base, err: err.message, retry_in_ms: this.workerBackoffMs }, `the session worker cannot start: ${err.message}; the job waits and the worker is tried again in ${this.workerBackoffMs / 1000} s`);
       return;
     }
@@ -476,33 +485,28 @@ class Daemon {
    */
   private pauseForStorage(item: QueuedJob, err: Error): void {
     if (!this.stop.signal.aborted) this.queue.requeue(item);
-    const code = storageCode(err) ?? 'EIO';
     if (performance.now() < this.pausedUntil) return; // the jobs handed over with it failed on the same disk
-    this.storageBackoffMs = Math.min(MAX_STORAGE_BACKOFF_MS, this.storageBackoffMs * 2 || 250);
-    this.pausedUntil = performance.now() + this.storageBackoffMs;
-    setTimeout(() => this.wake(), this.storageBackoffMs).unref();
+    const p = this.diskPause.failed(err);
+    this.pausedUntil = performance.now() + p.retry_in_ms;
     for (const f of this.inFlight.values()) {
       if (!f.begun && !f.cancelling) {
         f.cancelling = true;
         this.runtime!.cancel(f.item.id);
       }
     }
-    const fix = storageFix(code);
-    const since = this.status.current.paused?.since ?? new Date().toISOString();
-    this.status.update((s) => (s.paused = { code, reason: err.message, fix, since, retry_in_ms: this.storageBackoffMs }));
-    this.notifier?.send({ STATUS: `paused: ${code} writing sessions; ${fix}` });
-    this.log.error({ event: 'paused', job: item.id, session: item.id, code, err: err.message, retry_in_ms: this.storageBackoffMs }, `the disk refused a write (${code}) while running ${item.id}; sessions wait and are tried again in ${this.storageBackoffMs} ms: ${fix}`);
+    this.status.update((s) => (s.paused = { ...p }));
+    this.notifier?.send({ STATUS: `paused: ${p.code} writing sessions; ${p.fix}` });
+    this.log.error({ event: 'paused', job: item.id, session: item.id, code: p.code, err: p.reason, retry_in_ms: p.retry_in_ms }, `the disk refused a write (${p.code}) while running ${item.id}; sessions wait and are tried again in ${p.retry_in_ms} ms: ${p.fix}`);
   }
 
   /** A session got through: if the daemon was paused on the disk, it is not any more. */
   private writingWorks(id: string): void {
-    if (this.storageBackoffMs === 0) return;
-    this.storageBackoffMs = 0;
+    const was = this.diskPause.cleared();
+    if (!was) return;
     this.pausedUntil = 0;
-    const was = this.status.current.paused;
     this.status.update((s) => (s.paused = null));
     void this.status.keepReserve();
-    this.log.info({ event: 'unpaused', session: id, code: was?.code ?? null, paused_since: was?.since ?? null }, `writing works again (${id} got through); the paused sessions run`);
+    this.log.info({ event: 'unpaused', session: id, code: was.code, paused_since: was.since }, `writing works again (${id} got through); the paused sessions run`);
   }
 
   /**

@@ -74,7 +74,8 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     await d.waitFor((l) => l.event === 'unpaused', 30_000);
     for (let i = 0; i < 200 && results(sessions).length < JOBS; i++) await sleep(100);
     const all = results(sessions);
-    expect(all).toHaveLength(JOBS);
+    const notable = d.lines.filter((l) => l.level >= 40 || ['paused', 'unpaused', 'closing', 'closed'].includes(String(l.event)));
+    expect(all.length, `results ${all.length} of ${JOBS}; inbox ${readdirSync(join(sessions, 'inbox')).join(',')}; warnings and pauses: ${JSON.stringify(notable.slice(-12))}`).toBe(JOBS);
     expect(all.every((r) => r.outcome === 'answered')).toBe(true);
     expect(d.child.exitCode).toBeNull(); // the same daemon: no restart was needed
     expect(d.lines.filter((l) => l.event === 'ready')).toHaveLength(1);
