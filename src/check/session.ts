@@ -77,6 +77,7 @@ function inspect(dir: string, session: string, files: boolean, out: SessionCheck
   } else if (result && 'closed_by' in result) {
     out.state = 'closed';
     if (result.session_id !== session) bad('result.json', `result.json names session ${String(result.session_id)}`);
+    if (answer && answer.outcome !== result.outcome) bad('result.json', `result.json says the session was closed (${String(result.outcome)}, by ${String(result.closed_by)}), but the ledger's answer (seq ${answer.seq}) says ${answer.outcome}`, 'delete result.json: the daemon rewrites it from the ledger on its next start');
   } else if (result) {
     out.state = 'answered';
     compareResult(result, answer, events, session, bad);

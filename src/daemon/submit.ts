@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { decodeUtf8 } from '../runtime/job-limits.js';
+import { describeProblems } from '../runtime/job-check.js';
+import { unknownNames } from './known-names.js';
 import { writeFileAtomic } from '../durable-file.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
@@ -33,7 +35,9 @@ export async function submitJobFile(file: string, root: string): Promise<SubmitR
   const decoded = decodeUtf8(bytes);
   if ('problem' in decoded) return { ok: false, problem: `${file}: ${decoded.problem}`, fix: 'save the job file as UTF-8 (iconv -t UTF-8); a job is JSON text' };
   try {
-    parseJob(JSON.parse(decoded.text), file);
+    const job = parseJob(JSON.parse(decoded.text), file);
+    const unknown = unknownNames(root, job);
+    if (unknown.length > 0) return { ok: false, problem: `${file}: ${describeProblems(unknown)}`, fix: unknown.map((u) => u.fix).join('; ') };
   } catch (err) {
     if (err instanceof JobError) return { ok: false, problem: err.message, fix: err.fix };
     return { ok: false, problem: `${file} is not valid JSON: ${(err as Error).message}`, fix: 'fix the JSON syntax' };
