@@ -3,13 +3,15 @@
  *
  * A full disk (ENOSPC, EDQUOT), an I/O error (EIO), a read-only remount
  * (EROFS) or a file-size limit (EFBIG) says nothing about the job being
- * written: the same write works once space comes back. So these are told
- * apart from every other failure, everywhere: the daemon pauses the session
- * and tries again later instead of closing it, and a command reports the
- * disk, not a bug. This module only classifies; it retries nothing.
+ * written: the same write works once space comes back. The same holds for
+ * running out of file descriptors (EMFILE, ENFILE) or kernel memory
+ * (ENOMEM). So these are told apart from every other failure, everywhere:
+ * the daemon pauses the session and tries again later instead of closing
+ * it, and a command reports the disk (or the machine), not a bug. This module only classifies; it retries nothing.
  */
 
-const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG']);
+/** Faults of the disk, and of the machine's file and memory limits: none is the session's doing. */
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EMFILE', 'ENFILE', 'ENOMEM']);
 
 /** A write that did not reach the disk whole; `code` is the errno name. */
 export class StorageError extends Error {
@@ -41,5 +43,7 @@ export function storageFix(code: string): string {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'free space on the filesystem of the root (df -h), then wait: the daemon retries by itself';
   if (code === 'EROFS') return 'the filesystem was remounted read-only (often after disk errors); check dmesg, repair it and remount read-write';
   if (code === 'EFBIG') return 'a file-size limit was hit (ulimit -f, or the filesystem\'s maximum); raise it';
+  if (code === 'EMFILE' || code === 'ENFILE') return 'the process or the system ran out of file descriptors (ulimit -n, fs.file-max); raise the limit or stop what holds them; the daemon retries by itself';
+  if (code === 'ENOMEM') return 'the kernel ran out of memory; free memory (a model, another service); the daemon retries by itself';
   return 'the disk reported an I/O error; check dmesg and the disk\'s health (smartctl); the daemon retries by itself';
 }
