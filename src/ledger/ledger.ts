@@ -3,7 +3,7 @@
  * line, `seq` dense from 0. It is the only truth about a session; plans,
  * facts and budget spent are folds over it.
  *
- * Durability: `append` writes each event with one write(2) on an O_APPEND
+ * Durability: `append` writes each event as one line on an O_APPEND
  * descriptor (visible to readers at once); `commit` fdatasyncs. The runtime
  * commits after every fact and failure, so a committed fact is on disk before
  * the next step starts, while the events of one step in flight share a
@@ -207,5 +207,8 @@ export class Ledger {
 export function readLedger(dir: string): LedgerEvent[] {
   const path = join(dir, LEDGER_FILE);
   if (!existsSync(path)) return [];
-  return readLedgerText(readFileSync(path, 'utf8'), path).events;
+  // bytes, not text: decoding first would turn bytes that are not UTF-8 into U+FFFD unseen
+  const scan = scanLedger(readFileSync(path));
+  if (scan.damage) throw new LedgerError(damageMessage(path, scan.damage));
+  return scan.events;
 }
