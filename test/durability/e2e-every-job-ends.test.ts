@@ -180,6 +180,11 @@ describe('every accepted job ends', () => {
       expect(out.stderr, name).toMatch(r.message);
       expect(out.stderr, name).not.toMatch(/internal error/);
     }
+    // pico submit applies the daemon's rules before anything reaches the inbox
+    const submitted = pico(['submit', runs.tool!.path, '--root', root]);
+    expect(submitted.code).toBe(1);
+    expect(submitted.stderr + submitted.stdout).toMatch(/unknown tool "nope"/);
+    expect(readdirSync(join(root, 'sessions', 'inbox'))).toEqual([]);
     const input = join(root, 'examples', 'data', 'syslog.txt');
     for (const [args, message] of [
       [['call', 'extract@1', '--schema', 'log_summary@2', '--input', input, '--provider', 'nope'], /unknown provider "nope"/],
