@@ -10,11 +10,19 @@
  * exist because the runtime is synchronous on purpose (one job at a time)
  * while the daemon's intake must not stall its event loop. This module does
  * not decide what to write where.
+ *
+ * Whole or not at all: write(2) may write fewer bytes than asked (a nearly
+ * full disk, a signal), so every write loops until all bytes are out or a
+ * write fails; the temp file is fsynced and its size checked against the
+ * data before the rename, so a reader sees the old file or the whole new
+ * one, never a prefix. A failure (ENOSPC, EIO) removes the temp file and
+ * throws; the target is untouched.
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { StorageError, storageCode } from './storage-error.js';
 
 /** A dot-name beside `path`, unique to this write (readers and the spool ignore dot-files). */
 function tempBeside(path: string): string {
@@ -31,26 +39,68 @@ export function syncDir(dir: string): void {
   }
 }
 
-/** Write `data` to `path` via a temp file and a rename; with `durable`, fsync the file and its directory. */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array, durable = true): void {
+/** Thrown when a file ended up shorter than what was written to it (it is never renamed into place). */
+export class ShortWriteError extends StorageError {
+  constructor(message: string) {
+    super(message, 'EIO');
+  }
+}
+
+/**
+ * Write all of `buf` at the descriptor's position (or at `position` and after), looping over
+ * short writes; a write that makes no progress is an error, never a silent truncation.
+ */
+export function writeAllSync(fd: number, buf: Uint8Array, position: number | null = null): void {
+  let off = 0;
+  while (off < buf.length) {
+    const n = writeSync(fd, buf, off, buf.length - off, position === null ? null : position + off);
+    if (n <= 0) throw new ShortWriteError(`write made no progress after ${off} of ${buf.length} bytes`);
+    off += n;
+  }
+}
+
+/** Check that the file behind `fd` holds exactly `bytes` bytes. */
+function checkSize(fd: number, bytes: number, path: string): void {
+  const size = fstatSync(fd).size;
+  if (size !== bytes) throw new ShortWriteError(`${path}: ${size} bytes on disk after writing ${bytes}; the file was not put in place`);
+}
+
+/**
+ * Write `data` to `path` via a temp file, fsync, a size check and a rename; with `durable`,
+ * the directory is fsynced too (the rename survives a power cut). `mode` is the new file's mode.
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, durable = true, mode = 0o644): void {
   const tmp = tempBeside(path);
-  const fd = openSync(tmp, 'wx', 0o644);
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  let fd: number;
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    if (durable) fsyncSync(fd);
+    fd = openSync(tmp, 'wx', mode);
+  } catch (err) {
+    throw named(err, path);
+  }
+  try {
+    writeAllSync(fd, buf);
+    fsyncSync(fd);
+    checkSize(fd, buf.length, path);
   } catch (err) {
     closeSync(fd);
     unlinkQuietly(tmp);
-    throw err;
+    throw named(err, path);
   }
   closeSync(fd);
   try {
     renameSync(tmp, path);
   } catch (err) {
     unlinkQuietly(tmp);
-    throw err;
+    throw named(err, path);
   }
   if (durable) syncDir(dirname(path));
+}
+
+/** A storage fault names the file it hit (the bare errno message does not). */
+function named(err: unknown, path: string): unknown {
+  const code = storageCode(err);
+  return code && !(err instanceof StorageError) ? new StorageError(`writing ${path}: ${(err as Error).message}`, code, { cause: err }) : err;
 }
 
 function unlinkQuietly(path: string): void {
@@ -71,17 +121,22 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** The asynchronous writeFileAtomicSync. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, durable = true): Promise<void> {
+/** The asynchronous writeFileAtomicSync (FileHandle.writeFile loops over short writes itself). */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, durable = true, mode = 0o644): Promise<void> {
   const tmp = tempBeside(path);
-  const fh = await open(tmp, 'wx', 0o644);
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  const fh = await open(tmp, 'wx', mode).catch((err: unknown) => {
+    throw named(err, path);
+  });
   try {
-    await fh.writeFile(data);
-    if (durable) await fh.datasync();
+    await fh.writeFile(buf);
+    await fh.datasync();
+    const size = (await fh.stat()).size;
+    if (size !== buf.length) throw new ShortWriteError(`${path}: ${size} bytes on disk after writing ${buf.length}; the file was not put in place`);
   } catch (err) {
     await fh.close();
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    throw named(err, path);
   }
   await fh.close();
   try {

@@ -10,7 +10,8 @@ import { readLedger } from '../ledger/ledger.js';
 import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
 import { LEVEL_OF, type LadderFailureKind } from '../ladder/types.js';
-import { parseJob } from '../runtime/job.js';
+import { JobError, parseJob } from '../runtime/job.js';
+import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { writeFileAtomicSync } from '../durable-file.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { parseTrust } from '../trust.js';
@@ -45,6 +46,12 @@ export async function main(argv: string[]): Promise<number> {
   }, 'pico call');
   const rt = await openRuntime(root, { log: createLogger({ to: 'stderr', level: 'warn' }) });
   try {
+    // names this root does not know are the user's mistake (exit 2), not a refused value
+    const problems = checkJobAgainstRegistry(job, rt.registry);
+    if (values.provider && !rt.registry.providers.has(values.provider)) {
+      problems.push({ step: 'call', problem: `unknown provider "${values.provider}" (known: ${[...rt.registry.providers.keys()].sort().join(', ') || '(none)'})`, fix: `name a provider from manifests/providers/, or leave --provider out to let the policy choose` });
+    }
+    if (problems.length > 0) throw new JobError(describeProblems(problems), problems.map((p) => p.fix).join('; '));
     const id = newSessionId();
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });

@@ -6,6 +6,7 @@
  * model runtime or the memory index it does not use. Exit codes: see args.ts.
  */
 import { EXIT, UsageError } from './args.js';
+import { isStorageError, storageCode, storageFix } from '../storage-error.js';
 
 type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   status: { summary: 'what the daemon is doing: pico status [--root DIR] [--json]', load: () => import('./status.js') },
   watch: { summary: 'follow a job live: pico watch JOB [--root DIR]', load: () => import('./watch.js') },
   show: { summary: 'print a session transcript: pico show SESSION [--root DIR]', load: () => import('./show.js') },
+  check: { summary: 'verify every session: ledgers dense, results agree, blobs match: pico check [SESSION] [--root DIR] [--json]', load: () => import('./check.js') },
   replay: { summary: 're-run a finished session and diff the ledgers: pico replay SESSION [--root DIR] [--keep]', load: () => import('./replay.js') },
   composition: { summary: 'print the composition document: pico composition [SESSION] [--root DIR]', load: () => import('./composition.js') },
   manifests: { summary: 'check every manifest: pico manifests check [--root DIR]', load: () => import('./manifests.js') },
@@ -70,6 +72,10 @@ async function main(argv: string[]): Promise<number> {
       const fix = (err as { fix?: string }).fix;
       process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);
       return EXIT.usage;
+    }
+    if (err instanceof Error && (err.name === 'StorageError' || isStorageError(err))) {
+      process.stderr.write(`pico ${name}: the disk refused a write: ${err.message}\nfix: ${storageFix(storageCode(err) ?? 'EIO').replace('wait: the daemon retries by itself', 'run the command again')}\n`);
+      return EXIT.root;
     }
     process.stderr.write(`pico ${name}: internal error (a bug; please report it with this trace):\n${(err as Error).stack ?? String(err)}\n`);
     return EXIT.internal;

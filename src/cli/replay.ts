@@ -2,9 +2,18 @@
  * `pico replay SESSION [--root DIR] [--json] [--keep]`: re-run a finished
  * session from its recorded inputs and blobs and diff the ledgers. Exit 0
  * when identical; 1 with the first difference (or the composition
- * difference, when the session was recorded under another composition).
+ * difference, when the session was recorded under another composition);
+ * 1 too, with the damage named, when the session is damaged (pico check);
+ * 2 when it has not finished.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkSession } from '../check/session.js';
+import { daemonPaths } from '../daemon/paths.js';
+import { LEDGER_FILE } from '../ledger/ledger.js';
+import { isSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
+import { reportDamage } from './damage.js';
 import { replaySession } from '../runtime/replay.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
@@ -14,6 +23,13 @@ const USAGE = 'pico replay SESSION [--root DIR] [--json] [--keep]';
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, keep: { type: 'boolean' } }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
+  const id = positionals[0]!;
+  const dir = join(daemonPaths(rootOf(values)).sessions, id);
+  if (!isSessionId(id) || !existsSync(join(dir, LEDGER_FILE))) throw new UsageError(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/ (pico status lists recent ones)`);
+  // a damaged session cannot be compared: say what is damaged instead of a diff
+  const check = checkSession(dir, id);
+  if (reportDamage('replay', check)) return EXIT.negative;
+  if (check.state !== 'answered') throw new UsageError(`session ${id} has not finished (${check.state}); replay compares finished sessions — wait for it, or watch it: pico watch ${id}`);
   const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
   try {
     const r = await replaySession(rt, positionals[0]!, { keep: !!values.keep });

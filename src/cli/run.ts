@@ -1,13 +1,18 @@
 /**
  * `pico run JOB.json [--root DIR] [--json]`: run one job in the foreground
  * through exactly the code the daemon uses, print the answer, exit 0 when
- * answered (1 when partial or declined).
+ * answered (1 when partial or declined). A job this root cannot run (bad
+ * JSON, not UTF-8, too deep, a tool, capability or schema it does not know)
+ * is the user's error: exit 2 with the problem and the fix, before any
+ * session is made.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
-import { parseJob } from '../runtime/job.js';
+import { JobError, parseJob } from '../runtime/job.js';
+import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
+import { decodeUtf8 } from '../runtime/job-limits.js';
 import { writeFileAtomicSync } from '../durable-file.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
@@ -21,14 +26,19 @@ export async function main(argv: string[]): Promise<number> {
   const file = resolve(positionals[0]!);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const decoded = decodeUtf8(readFileSync(file));
+    if ('problem' in decoded) throw new Error(decoded.problem);
+    raw = JSON.parse(decoded.text);
   } catch (err) {
-    throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one JSON object, see README "Job files"`);
+    throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one UTF-8 JSON object, see README "Job files"`);
   }
   const job = parseJob(raw, file);
   const log = createLogger({ to: 'stderr', level: 'warn' });
   const rt = await openRuntime(root, { log });
   try {
+    // names this root does not know are the user's mistake, not a session to decline
+    const problems = checkJobAgainstRegistry(job, rt.registry);
+    if (problems.length > 0) throw new JobError(`${file}: ${describeProblems(problems)}`, problems.map((p) => p.fix).join('; '));
     const id = newSessionId();
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });

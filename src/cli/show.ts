@@ -1,11 +1,16 @@
 /**
  * `pico show SESSION [--root DIR] [--json]`: the transcript of a session, one
- * readable line per event (transcript replay, design §2).
+ * readable line per event (transcript replay, design §2). A damaged session
+ * (see `pico check`) prints its intact events, then the damage on stderr,
+ * and exits 1.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerEvent } from '../ledger/events.js';
-import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
+import { LEDGER_FILE } from '../ledger/ledger.js';
+import { scanLedger } from '../ledger/scan.js';
+import { checkSession } from '../check/session.js';
+import { reportDamage } from './damage.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico show SESSION [--root DIR] [--json]';
@@ -38,9 +43,17 @@ export function describe(e: LedgerEvent): string {
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
-  const dir = join(rootOf(values), 'sessions', positionals[0]!);
+  const id = positionals[0]!;
+  const dir = join(rootOf(values), 'sessions', id);
   if (!existsSync(join(dir, LEDGER_FILE))) throw new UsageError(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/`);
-  const events = readLedger(dir);
+  // the intact part is printed either way; damage is reported beside it and makes the exit 1
+  const check = checkSession(dir, id);
+  let events: LedgerEvent[] = [];
+  try {
+    events = scanLedger(readFileSync(join(dir, LEDGER_FILE)), id).events;
+  } catch {
+    // unreadable (a folder where the ledger should be): the check above names it
+  }
   emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e)}`).join('\n'));
-  return EXIT.ok;
+  return reportDamage('show', check) ? EXIT.negative : EXIT.ok;
 }

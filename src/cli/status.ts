@@ -24,6 +24,7 @@ function human(ms: number): string {
 function describe(s: DaemonStatus, now: number): string[] {
   const lines: string[] = [];
   const r = s.running;
+  if (s.paused) lines.push(`  paused:  ${s.paused.code} since ${s.paused.since.slice(0, 19).replace('T', ' ')}: ${s.paused.reason}\n           sessions wait and are retried every ${human(s.paused.retry_in_ms)} at most; fix: ${s.paused.fix}`);
   lines.push(r ? `  running: ${r.session}${r.label ? ` (${r.label})` : ''} ${r.budget_class}, step ${r.step ?? '(starting)'}, for ${human(now - Date.parse(r.started_at))}` : '  running: nothing (idle)');
   lines.push(`  queue:   ${Object.entries(s.queue).map(([c, n]) => `${c} ${n}`).join(', ')}`);
   if (s.memory) lines.push(`  memory:  rss ${s.memory.rss_mb} MB, heap ${s.memory.heap_used_mb} MB (at ${s.updated_at.slice(11, 19)})`);

@@ -5,7 +5,10 @@
  * readable line per event (`--json`: the raw ledger lines). A job still in
  * the inbox or queue is waited for; a job that was rejected prints its
  * reason. Exit 0 when the session ends answered or partial, 1 when declined,
- * rejected or unknown, 2 on usage errors.
+ * rejected or unknown, 2 on usage errors. The watch ends when the session
+ * closes (an answer, or a result.json written without one); while it has
+ * not, it checks every second that a daemon serves the root, and when none
+ * does it says so and exits 1 instead of waiting for ever.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,9 +16,23 @@ import { isSessionId } from '../ledger/session-id.js';
 import { describeLine } from '../daemon/describe.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
+import { readStatus } from '../daemon/status.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
 
 const USAGE = 'pico watch JOB [--root DIR] [--json]';
+/** How often a watch checks that a daemon still serves the root. */
+const SERVED_CHECK_MS = 1000;
+
+/** Why no daemon serves the root (never started, stopped, gone), or null while one runs. */
+function noDaemon(paths: ReturnType<typeof daemonPaths>): string | null {
+  try {
+    const r = readStatus(paths);
+    if (r.state === 'running') return null;
+    return r.state === 'never' ? 'no daemon was ever started on it' : r.state === 'stopped' ? 'its daemon stopped' : `its daemon (pid ${r.status.pid}) is gone`;
+  } catch {
+    return null; // an unreadable status file is not proof of absence
+  }
+}
 
 /** The reason file of a rejected job id, if any. */
 function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
@@ -56,6 +73,18 @@ export async function main(argv: string[]): Promise<number> {
   const onInt = (): void => stop.abort();
   process.once('SIGINT', onInt);
   let outcome: string | null = null;
+  // a claimed job only moves while a daemon serves the root: without one, say so instead of waiting for ever
+  let unserved: string | null = null;
+  const look = (): void => {
+    if (existsSync(files.result)) return;
+    const why = noDaemon(paths);
+    if (why && !stop.signal.aborted) {
+      unserved = why;
+      stop.abort();
+    }
+  };
+  look();
+  const timer = setInterval(look, SERVED_CHECK_MS);
   try {
     for await (const line of followLedger(files.ledger, files.result, { signal: stop.signal, vanished: () => !known() })) {
       process.stdout.write(`${values.json ? line : describeLine(line)}\n`);
@@ -68,8 +97,13 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     process.off('SIGINT', onInt);
+    clearInterval(timer);
   }
-  if (stop.signal.aborted) return 130;
+  if (unserved !== null && outcome === null && !existsSync(files.result)) {
+    process.stderr.write(`pico watch: no daemon serves ${paths.root} (${unserved}); job ${id} waits until one runs: start it with \`pico daemon --root ${paths.root}\` (or systemctl start picoharness), then watch again\n`);
+    return 1;
+  }
+  if (stop.signal.aborted && unserved === null) return 130;
   if (outcome === null && !known()) {
     const rej = findRejection(paths.rejected, id);
     process.stderr.write(`pico watch: job ${id} left the inbox without a session${rej ? `: rejected: ${rej.problem}\n  fix: ${rej.fix}` : ''}\n`);

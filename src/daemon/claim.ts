@@ -58,7 +58,11 @@ export async function claimJob(paths: DaemonPaths, name: string, preferredId: st
   // The empty ledger is made here, so the worker opens an existing file instead of paying
   // for a new inode between its fdatasyncs; a crash before this line leaves a job.json
   // without a ledger, which the runtime handles the same way (it creates one).
-  closeSync(openSync(files.ledger, 'a', 0o644));
+  try {
+    closeSync(openSync(files.ledger, 'a', 0o644));
+  } catch {
+    // no room for a new inode (a full disk): the claim stands, and the runtime creates the ledger
+  }
   return { id, jobPath: files.job };
 }
 

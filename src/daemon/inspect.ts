@@ -6,13 +6,20 @@
  * fix it. The checks run cheapest first: the name (path tricks, control
  * characters, not `.json`), the entry type via lstat (a symlink is never
  * followed; directories, FIFOs and sockets are refused), the size limit, then
- * JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * UTF-8, then JSON, then the job@1 schema (with its shape limits:
+ * depth, argument size). A file with more than one hard link is another
+ * file's name too (a link to /etc/shadow) and is refused unread. Problems
+ * never quote the file's bytes. Given the root, a job naming a tool,
+ * capability or schema without a manifest file is refused too. The file is opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
+import { decodeUtf8 } from '../runtime/job-limits.js';
+import { describeProblems } from '../runtime/job-check.js';
+import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
@@ -46,8 +53,19 @@ export function nameProblem(name: string): { problem: string; fix: string } | nu
   return null;
 }
 
+/**
+ * Where JSON.parse gave up, without its excerpt: the parser quotes the text it choked on, and a
+ * reason file must never repeat the content of a file that may not be a job at all.
+ */
+export function jsonErrorWhere(err: Error): string {
+  const pos = /position (\d+)/.exec(err.message);
+  if (pos) return `the syntax breaks at byte ${pos[1]}`;
+  if (/end of JSON|Unterminated/i.test(err.message)) return 'it ends in the middle of a value';
+  return 'the syntax breaks at its start';
+}
+
 /** Look at inbox entry `name` and decide: a job to claim, bad input to reject, or already gone. */
-export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES): Promise<Verdict> {
+export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES, root: string | null = null): Promise<Verdict> {
   const bad = nameProblem(name);
   if (bad) return { kind: 'reject', name, ...bad };
   const path = join(inbox, name);
@@ -63,6 +81,9 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   if (!st.isFile()) {
     return { kind: 'reject', name, problem: `${name} is not a regular file (a directory, FIFO, socket or device)`, fix: 'put one regular JSON file per job into the inbox' };
+  }
+  if (st.nlink > 1) {
+    return { kind: 'reject', name, problem: `${name} has ${st.nlink} hard links: it is another file's name as well, so it was not read`, fix: 'copy the job file into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`; never link a file into the inbox' };
   }
   if (st.size > maxBytes) {
     return { kind: 'reject', name, problem: `${name} is ${st.size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
@@ -82,11 +103,13 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   try {
     const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes) {
+    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || fst.nlink > 1) {
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;
-    text = readFileSync(fd, 'utf8');
+    const decoded = decodeUtf8(readFileSync(fd));
+    if ('problem' in decoded) return { kind: 'reject', name, problem: `${name}: ${decoded.problem}`, fix: 'save the job file as UTF-8 (iconv -t UTF-8); a job is JSON text' };
+    text = decoded.text;
   } finally {
     closeSync(fd);
   }
@@ -94,10 +117,12 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { kind: 'reject', name, problem: `${name} is not valid JSON: ${(err as Error).message}`, fix: 'check the file with `node -e "JSON.parse(require(\'fs\').readFileSync(process.argv[1],\'utf8\'))" FILE` and fix the syntax' };
+    return { kind: 'reject', name, problem: `${name} is not valid JSON (${jsonErrorWhere(err as Error)})`, fix: 'check the file with `node -e "JSON.parse(require(\'fs\').readFileSync(process.argv[1],\'utf8\'))" FILE` and fix the syntax' };
   }
   try {
     const job = parseJob(value, name);
+    const unknown = root === null ? [] : unknownNames(root, job);
+    if (unknown.length > 0) return { kind: 'reject', name, problem: `${name}: ${describeProblems(unknown)}`, fix: unknown.map((u) => u.fix).join('; ') };
     const base = name.slice(0, -'.json'.length);
     return { kind: 'job', name, job, idFromName: isSessionId(base) ? base : null, ino, size: Buffer.byteLength(text) };
   } catch (err) {

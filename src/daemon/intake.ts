@@ -42,7 +42,7 @@ export async function takeIn(paths: DaemonPaths, names: readonly string[], log: 
     if (out.taken > 0 && performance.now() >= deadline) break;
     out.taken++;
     try {
-      const v = await inspectEntry(paths.inbox, name, maxBytes);
+      const v = await inspectEntry(paths.inbox, name, maxBytes, paths.root);
       if (v.kind === 'gone') continue;
       if (v.kind === 'reject') {
         const r = await rejectEntry(paths, name, v.problem, v.fix);

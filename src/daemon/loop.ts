@@ -14,6 +14,14 @@
  * worker exits and its memory goes back to the system; the next job starts
  * a new one.
  *
+ * Every accepted job ends: a session the runtime throws on is run once more
+ * with the error as its close reason (its remaining steps written as not
+ * run), and closed by its result file alone if even that fails. A disk that
+ * refuses a write (ENOSPC, EIO: storage-error.ts) is not the session's fault:
+ * it goes back to the queue, the jobs handed over but not begun are taken
+ * back, hand-overs pause with a doubling backoff (status.json says why), and
+ * the first session that gets through ends the pause — no restart needed.
+ *
  * Shutdown (signals.ts): the first SIGTERM/SIGINT stops intake and aborts the
  * running session's signal, which finishes its current step; teardown then
  * runs every closer in reverse order of opening and reports all failures.
@@ -37,6 +45,8 @@ import { Spool } from './spool.js';
 import { IdleCollector } from './idle.js';
 import { StatusPublisher } from './status.js';
 import { WorkerDied, WorkerStartError } from './worker-host.js';
+import { isStorageError, storageCode } from '../storage-error.js';
+import { DiskPause } from './disk-pause.js';
 import type { StepProgress } from './worker-protocol.js';
 
 /**
@@ -124,6 +134,10 @@ class Daemon {
   private readonly deaths = new Map<string, number>();
   /** sessions to close rather than run, with the reason (the worker died MAX_DEATHS times on them) */
   private readonly closing = new Map<string, string>();
+  /** the disk refused a write: hand-overs wait (pausedUntil) until a session gets through again */
+  private readonly diskPause = new DiskPause();
+  /** wakes the loop when a pause (disk or worker start) is over */
+  private resumeTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -196,6 +210,7 @@ class Daemon {
         if (err) throw err;
       },
     });
+    await this.status.keepReserve();
     await this.status.flush();
     phase('lock_ms');
     // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
@@ -302,7 +317,16 @@ class Daemon {
 
   /** Hand jobs to the worker until HANDED_OVER wait behind the running one; take back one that a more urgent job now outranks. */
   private dispatch(): void {
-    if (this.stop.signal.aborted || performance.now() < this.pausedUntil) return;
+    if (this.stop.signal.aborted) return;
+    const wait = this.pausedUntil - performance.now();
+    if (wait > 0) {
+      // one timer for the end of the pause; timers may fire a little early, so the loop always looks again
+      this.resumeTimer ??= setTimeout(() => {
+        this.resumeTimer = null;
+        this.wake();
+      }, Math.ceil(wait) + 1).unref();
+      return;
+    }
     const head = this.queue.peek();
     if (head) {
       for (const f of this.inFlight.values()) {
@@ -381,10 +405,11 @@ class Daemon {
       this.log.info({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
       return;
     }
+    if (!this.publish(item, r, ms)) return;
+    this.writingWorks(item.id);
     this.status.addOutcome({ session: item.id, outcome: r.outcome, duration_ms: ms, finished_at: new Date().toISOString() });
     if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
     this.pendingIngest.push(item.id);
-    this.publish(item.id, r, ms);
   }
 
   /** The worker could not run the job: resume it, wait for a worker, or close it with a reason. */
@@ -425,13 +450,63 @@ class Daemon {
       if (performance.now() < this.pausedUntil) return; // the jobs handed over with it failed on the same start
       this.workerBackoffMs = Math.min(60_000, this.workerBackoffMs * 2 || 1_000);
       this.pausedUntil = performance.now() + this.workerBackoffMs;
-      setTimeout(() => this.wake(), this.workerBackoffMs).unref();
       this.log.error({ event: 'worker_failed', ...base, err: err.message, retry_in_ms: this.workerBackoffMs }, `the session worker cannot start: ${err.message}; the job waits and the worker is tried again in ${this.workerBackoffMs / 1000} s`);
       return;
     }
+    if (isStorageError(err)) return this.pauseForStorage(item, err);
+    // anything else the runtime throws is a property of this session (a job that cannot run, a
+    // damaged blob): retrying it would fail the same way, so it is closed with the error as its reason
     this.status.update((s) => s.counts.errors++);
-    this.status.addOutcome({ session: item.id, outcome: 'error', duration_ms: Math.round(performance.now() - f.t0), finished_at: new Date().toISOString() });
-    this.log.error({ event: 'failed', ...base, err, duration_ms: Math.round(performance.now() - f.t0) }, `session ${item.id} failed in the runtime: ${err.message}; it stays claimed and is retried on the next start`);
+    const problem = `the runtime failed on this session: ${err.message}`;
+    const fix = 'correct the job (or the root) and submit it again as a new file; if the job looks right, report the error';
+    if (!this.closing.has(item.id)) {
+      this.closing.set(item.id, problem);
+      this.log.error({ event: 'closing', ...base, err, problem }, `session ${item.id} is closed without running its remaining steps: ${problem}`);
+      if (!this.stop.signal.aborted) this.queue.requeue(item);
+      return;
+    }
+    // it failed even closing: close it by its result file alone
+    try {
+      await closeUnresumable(this.paths, item.id, problem, fix, 'daemon (runtime error)');
+    } catch (e) {
+      if (isStorageError(e)) return this.pauseForStorage(item, e as Error);
+      throw e;
+    }
+    this.closing.delete(item.id);
+    this.status.addOutcome({ session: item.id, outcome: 'declined', duration_ms: Math.round(performance.now() - f.t0), finished_at: new Date().toISOString() });
+    this.log.error({ event: 'closed', ...base, err, problem }, `session ${item.id} was closed as declined: ${problem}`);
+  }
+
+  /**
+   * The disk refused a write (ENOSPC, EIO): the session is not at fault and stays claimed. It goes
+   * back to the queue, jobs handed over but not begun are taken back (they would hit the same
+   * disk), and no job is handed over until a backoff passes; then the next session is the probe.
+   * The first session to get through again ends the pause (writingWorks).
+   */
+  private pauseForStorage(item: QueuedJob, err: Error): void {
+    if (!this.stop.signal.aborted) this.queue.requeue(item);
+    if (performance.now() < this.pausedUntil) return; // the jobs handed over with it failed on the same disk
+    const p = this.diskPause.failed(err);
+    this.pausedUntil = performance.now() + p.retry_in_ms;
+    for (const f of this.inFlight.values()) {
+      if (!f.begun && !f.cancelling) {
+        f.cancelling = true;
+        this.runtime!.cancel(f.item.id);
+      }
+    }
+    this.status.update((s) => (s.paused = { ...p }));
+    this.notifier?.send({ STATUS: `paused: ${p.code} writing sessions; ${p.fix}` });
+    this.log.error({ event: 'paused', job: item.id, session: item.id, code: p.code, err: p.reason, retry_in_ms: p.retry_in_ms }, `the disk refused a write (${p.code}) while running ${item.id}; sessions wait and are tried again in ${p.retry_in_ms} ms: ${p.fix}`);
+  }
+
+  /** A session got through: if the daemon was paused on the disk, it is not any more. */
+  private writingWorks(id: string): void {
+    const was = this.diskPause.cleared();
+    if (!was) return;
+    this.pausedUntil = 0;
+    this.status.update((s) => (s.paused = null));
+    void this.status.keepReserve();
+    this.log.info({ event: 'unpaused', session: id, code: was.code, paused_since: was.since }, `writing works again (${id} got through); the paused sessions run`);
   }
 
   /**
@@ -439,16 +514,23 @@ class Daemon {
    * finished. The worker is already on the next job meanwhile: the ledger holds the answer
    * durably, and a result lost to a crash is re-closed from it on the next start.
    */
-  private publish(id: string, r: SessionOutcome, ms: number): void {
+  private publish(item: QueuedJob, r: SessionOutcome, ms: number): boolean {
+    const id = item.id;
     try {
       if (r.resultText !== undefined && r.resultPath) writeFileAtomicSync(r.resultPath, r.resultText, false);
     } catch (err) {
       this.status.update((s) => s.counts.errors++);
+      if (isStorageError(err)) {
+        // the answer is in the ledger: the session runs again only to re-close it, once writing works
+        this.pauseForStorage(item, Object.assign(new Error(`writing ${r.resultPath}: ${(err as Error).message}`), { code: storageCode(err) }));
+        return false;
+      }
       this.log.error({ event: 'failed', job: id, session: id, err }, `session ${id} answered but its result file could not be written (${(err as Error).message}); it is re-closed from its ledger on the next start — check that ${r.resultPath} is writable`);
-      return;
+      return false;
     }
     this.status.update((s) => s.counts.finished++);
     this.log.info({ event: 'finished', job: id, session: id, outcome: r.outcome, duration_ms: ms, ...(r.run_ms !== undefined ? { run_ms: r.run_ms } : {}), result: r.resultPath });
+    return true;
   }
 
   /**

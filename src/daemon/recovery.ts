@@ -1,9 +1,9 @@
 /**
  * Crash recovery: find every claimed job that has not finished.
  *
- * A session is finished iff `sessions/<id>/result.json` exists and is not
- * empty (a power cut can leave a renamed-in file with no data; that session
- * is re-closed from its ledger, which is the truth). On start,
+ * A session is finished iff `sessions/<id>/result.json` exists and is whole
+ * (a power cut can leave a renamed-in file with no data, or cut short; that
+ * session is re-closed from its ledger, which is the truth). On start,
  * every session folder holding job.json without result.json is a claimed job
  * the previous daemon did not finish (SIGKILL, power loss, a forced stop);
  * it is queued again and the runtime resumes it from its last committed
@@ -13,12 +13,13 @@
  * `declined` result naming the problem. Ordering follows the queue's rule
  * (class, then arrival); arrival of a recovered job is its claim time.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
 import type { BudgetClass } from '../ledger/events.js';
 import { writeFileAtomic } from '../durable-file.js';
+import { isStorageError } from '../storage-error.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Unfinished {
@@ -47,7 +48,7 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
   }
   for (const id of names.filter(isSessionId)) {
     const f = sessionFiles(paths, id);
-    if (!existsSync(f.job) || hasContent(f.result)) continue;
+    if (!existsSync(f.job) || isWholeResult(f.result)) continue;
     let text: string;
     let claimedAt: number;
     try {
@@ -62,7 +63,12 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
       unfinished.push({ id, budgetClass: job.budget_class, started: hasContent(f.ledger), claimedAt });
     } catch (err) {
       const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
-      await closeUnresumable(paths, id, problem);
+      try {
+        await closeUnresumable(paths, id, problem);
+      } catch (e) {
+        if (!isStorageError(e)) throw e;
+        continue; // the disk refuses the result: the session stays claimed and is closed on a later start
+      }
       closed.push({ id, problem });
     }
   }
@@ -88,6 +94,36 @@ export async function closeUnresumable(
     at: new Date().toISOString(),
   };
   await writeFileAtomic(sessionFiles(paths, id).result, JSON.stringify(result, null, 2) + '\n');
+}
+
+/**
+ * True when result.json is there and whole. Every result is an indented JSON object, so its
+ * last line is a lone "}"; a file that is empty or ends otherwise was cut short (a power cut,
+ * a disk that lied, an older writer) and its session is re-closed from the ledger. Only the
+ * last bytes are read (a tiny file is parsed whole), so a start over many sessions stays quick.
+ */
+function isWholeResult(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 16));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const text = tail.toString('utf8').trimEnd();
+    if (size <= 16) {
+      const v = JSON.parse(text) as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    }
+    return text.endsWith('\n}');
+  } catch {
+    return false; // not JSON, or not a readable file (a folder): not a whole result
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** True when a file exists with content (an empty result is what a power cut leaves behind; an empty ledger is a claim's). */

@@ -3,7 +3,7 @@
  *
  * Nothing in the inbox is silently dropped. The reason file
  * (`<stored-name>.reason.json`: the original name, the problem, the fix, when)
- * is written durably first, then the entry is renamed beside it; rename moves
+ * is written durably first (mode 0600: it names files of other users), then the entry is renamed beside it; rename moves
  * a symlink itself and never what it points to. The stored name is
  * `<stamp>-<sanitised original>` so two rejects of the same name never
  * overwrite each other and a hostile name cannot escape the folder. A crash
@@ -39,13 +39,13 @@ export async function rejectEntry(paths: DaemonPaths, name: string, problem: str
   const stored = `${newSessionId(now)}-${sanitiseName(name)}`;
   const reason: ReasonFile = { reason: 'rejected@1', original_name: name, stored_as: stored, problem, fix, at: now.toISOString() };
   const reasonPath = join(paths.rejected, `${stored}.reason.json`);
-  await writeFileAtomic(reasonPath, JSON.stringify(reason, null, 2) + '\n');
+  await writeFileAtomic(reasonPath, JSON.stringify(reason, null, 2) + '\n', true, 0o600);
   try {
     await rename(join(paths.inbox, name), join(paths.rejected, stored));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       // the entry left the inbox before we could move it: record that instead of a dangling reason
-      await writeFileAtomic(reasonPath, JSON.stringify({ ...reason, problem: `${problem} (the entry vanished from the inbox before it could be moved)` }, null, 2) + '\n');
+      await writeFileAtomic(reasonPath, JSON.stringify({ ...reason, problem: `${problem} (the entry vanished from the inbox before it could be moved)` }, null, 2) + '\n', true, 0o600);
       return null;
     }
     throw err;

@@ -3,19 +3,23 @@
  *
  * `pico status` is a separate process, so the daemon publishes what it is
  * doing as a file: pid and start time, state, the running job and step, the
- * queue by budget class and the last outcomes. Writes are atomic (temp +
- * rename) but not fsynced — the file is advice for people, the ledgers are
- * the truth — and changes within `coalesceMs` share one write. That window is
+ * queue by budget class and the last outcomes. Writes are atomic and whole
+ * (durable-file.ts) but the directory is not fsynced — the file is advice for
+ * people, the ledgers are the truth — and changes within `coalesceMs` share one write. That window is
  * long on purpose: every write replaces the file's inode, and on ext4 each
  * recently freed inode makes the next new file (a claim, a ledger, a result)
  * a little dearer, so a status written 20 times a second during a burst
- * slowed the jobs it described. On exit the
- * file is marked `stopped`; a reader tells a live daemon from a stale file
+ * slowed the jobs it described. While the disk refuses writes, `paused` says
+ * why; so that this can still be written on a full disk, a 64 KiB reserve
+ * file beside it is given up for it (and made again once writing works).
+ * On exit the file is marked `stopped`; a reader tells a live daemon from a stale file
  * (SIGKILL, power loss) by checking that the pid is alive and is still the
  * same process (proc.ts).
  */
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isStorageError } from '../storage-error.js';
 import { BUDGET_CLASSES, type BudgetClass } from '../ids.js';
 import { writeFileAtomic } from '../durable-file.js';
 import type { DaemonPaths } from './paths.js';
@@ -45,9 +49,13 @@ export interface DaemonStatus {
   memory: { rss_mb: number; heap_used_mb: number };
   /** the session worker's pid, or null while none runs (it exits when the daemon is idle) */
   worker: { pid: number | null };
+  /** set while sessions wait because the disk refused a write (a full disk, an I/O error) */
+  paused?: { code: string; reason: string; fix: string; since: string; retry_in_ms: number } | null;
 }
 
 const RECENT = 10;
+/** Bytes set aside for the status file on a full disk (status.json is 1-3 KiB, its temp file as much). */
+const RESERVE_BYTES = 64 * 1024;
 
 /** A fresh status for this process. */
 export function initialStatus(root: string, now = new Date()): DaemonStatus {
@@ -105,10 +113,29 @@ export class StatusPublisher {
     const text = JSON.stringify(this.current, null, 2) + '\n';
     const run = this.writing.then(async () => {
       await mkdir(this.paths.daemonDir, { recursive: true });
-      await writeFileAtomic(this.paths.status, text, false);
+      try {
+        await writeFileAtomic(this.paths.status, text, false);
+      } catch (err) {
+        // a full disk is exactly when `pico status` must say so: give up the reserve and try once more
+        if (!isStorageError(err) || !(await rm(this.reservePath).then(() => true, () => false))) throw err;
+        await writeFileAtomic(this.paths.status, text, false);
+      }
     });
     this.writing = run.catch(() => undefined);
     return run.then(() => null, (err: Error) => err);
+  }
+
+  private get reservePath(): string {
+    return join(this.paths.daemonDir, 'status.reserve');
+  }
+
+  /**
+   * Keep a small file of zeros beside the status (made at start and again after a full disk
+   * cleared), so the status can still be written when the disk fills up: the reserve is
+   * deleted to make room for it.
+   */
+  async keepReserve(): Promise<void> {
+    await writeFile(this.reservePath, Buffer.alloc(RESERVE_BYTES), { flag: 'wx' }).catch(() => undefined);
   }
 }
 

@@ -234,7 +234,7 @@ export class WorkerHost {
         this.runs.delete(m.id);
         if (m.t === 'done') p.resolve(m.result);
         else if (m.t === 'cancelled') p.resolve(null);
-        else p.reject(Object.assign(new Error(m.message), { name: m.name }));
+        else p.reject(Object.assign(new Error(m.message), { name: m.name, ...(m.code ? { code: m.code } : {}) }));
         return;
       }
       case 'ingested': {
@@ -299,7 +299,12 @@ export class WorkerHost {
     this.live = live;
     child.on('message', (m: FromWorker) => this.onMessage(live, m));
     void exited.then((how) => this.onExit(live, how));
-    if (child.pid) writeFileSync(this.opts.pidFile, `${child.pid}\n${processIdentity(child.pid) ?? ''}\n`);
+    try {
+      if (child.pid) writeFileSync(this.opts.pidFile, `${child.pid}\n${processIdentity(child.pid) ?? ''}\n`);
+    } catch (err) {
+      // a full disk must not strand the worker just forked: the record only helps a later daemon
+      this.opts.log.warn({ event: 'worker_record', err: (err as Error).message }, `could not record the session worker in ${this.opts.pidFile}; a daemon killed now would leave it for the next one to find by its IPC channel closing`);
+    }
     this.onChange(child.pid ?? null);
     const first = await new Promise<FromWorker>((resolve) => (this.readyWaiter = { live, resolve }));
     this.readyWaiter = null;

@@ -56,7 +56,8 @@ export type FromWorker =
   | { t: 'fatal'; name: string; message: string }
   | { t: 'progress'; id: string; e: StepProgress }
   | { t: 'done'; id: string; result: RunOutcome }
-  | { t: 'failed'; id: string; name: string; message: string }
+  /** `code`: the errno name when the disk failed (ENOSPC, EIO: the daemon pauses instead of closing the session) */
+  | { t: 'failed'; id: string; name: string; message: string; code?: string }
   | { t: 'ingested'; seq: number; error: string | null }
   /** several of the above, in order, in one write */
   | { t: 'batch'; m: FromWorker[] };

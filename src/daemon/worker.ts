@@ -26,6 +26,7 @@ import { daemonPaths } from './paths.js';
 import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
+import { storageCode } from '../storage-error.js';
 
 /**
  * Outgoing messages wait in a box and leave together: each message is a write to the pipe
@@ -168,7 +169,8 @@ class Worker {
     } catch (err) {
       const e = err as Error;
       this.log.error({ err: e, job: id, session: id }, `worker: session ${id} failed in the runtime: ${e.message}`);
-      send({ t: 'failed', id, name: e.name, message: e.message }, true);
+      const code = storageCode(e);
+      send({ t: 'failed', id, name: e.name, message: e.message, ...(code ? { code } : {}) }, true);
     } finally {
       this.running = null;
     }

@@ -1,11 +1,12 @@
 /**
  * Content-addressed blobs: large raw outputs live in `blobs/<sha256>` beside
  * the ledger and events hold the reference `sha256:<hex>`. A blob is written
- * to a temporary name, fsynced and renamed, so a reference in the ledger never
- * points at a half-written file. Writing the same content twice is a no-op.
+ * to a temporary name, fsynced, size-checked and renamed (durable-file.ts), so a
+ * reference in the ledger never points at a half-written file. Writing the same content twice is a no-op.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../durable-file.js';
 import { join } from 'node:path';
 
 export const BLOB_PREFIX = 'sha256:';
@@ -26,15 +27,7 @@ export class BlobStore {
     const path = join(this.dir, hex);
     if (!existsSync(path)) {
       mkdirSync(this.dir, { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      const fd = openSync(tmp, 'w', 0o644);
-      try {
-        writeSync(fd, buf);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
+      writeFileAtomicSync(path, buf, false);
     }
     return { ref: BLOB_PREFIX + hex, bytes: buf.length };
   }

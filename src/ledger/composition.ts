@@ -7,7 +7,8 @@
  * `composition.json`; `pico composition` prints it; replay refuses a session
  * whose composition differs from the current one unless asked for the diff.
  */
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../durable-file.js';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedRoot } from '../registry/load.js';
@@ -99,9 +100,7 @@ export function writeComposition(sessionDir: string, text: string, hash: string,
 
 function writeAtomically(path: string, text: string, dir: string): void {
   mkdirSync(dir, { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeFileAtomicSync(path, text, false);
 }
 
 /** Top-level keys (and provider/schema ids) that differ between two compositions. */

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { budgetClassSchema, capabilityId, schemaId } from '../ids.js';
+import { jobShapeProblem } from './job-limits.js';
 
 const stepName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, "_" or "-"');
 
@@ -59,6 +60,8 @@ export class JobError extends Error {
 
 /** Parse a job document; errors name the field path and say how to fix it. */
 export function parseJob(value: unknown, where = 'job'): Job {
+  const shape = jobShapeProblem(value);
+  if (shape) throw new JobError(`${where}: not a valid job@1: ${shape}`, 'a job names its inputs (paths, short values) in args; it does not carry data: keep args flat and small, and the file UTF-8 text; see README "Job files"');
   const r = jobSchema.safeParse(value);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => {

@@ -82,11 +82,18 @@ export interface LoopResult {
 }
 
 /** Run (or resume) one session to its answer, or until the signal asks it to stop. */
-export async function runLoop(d: LoopDeps): Promise<LoopResult> {
-  const { ledger, torn } = Ledger.open(d.sessionDir, d.sessionId, d.clock);
+export async function runLoop(deps: LoopDeps): Promise<LoopResult> {
+  const { ledger, torn, damaged } = Ledger.open(deps.sessionDir, deps.sessionId, deps.clock);
+  let d = deps;
   if (d.onEvent) ledger.onAppend = d.onEvent;
   try {
     if (torn) d.log.warn({ session: d.sessionId, torn }, 'torn last ledger line set aside; resuming from the last complete event');
+    if (damaged) {
+      // damage is not what a crash leaves: the session is closed on its intact prefix, never resumed
+      const reason = `the ledger was damaged at line ${damaged.line} (${damaged.problem}); its first ${ledger.all.length} events were kept and the rest (${damaged.bytes} bytes) set aside as ${damaged.savedAs}`;
+      d.log.error({ session: d.sessionId, damaged }, `session ${d.sessionId} is closed: ${reason}`);
+      d = { ...d, closeReason: d.closeReason ?? reason };
+    }
     let state = foldSession(ledger.all);
     if (!state.answered) {
       if (ledger.all.length === 0 || state.compositionHash === null) writePreamble(d, ledger, state);
@@ -198,7 +205,15 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let plan: PlanStepEv[] = state.plan ?? [];
   let source = state.planSource;
   let replanned = state.replanned;
-  if (!state.planned && !stopped) {
+  if (!state.planned && stopped) {
+    // a goal-only session closed before it was planned: planning is what did not run
+    if (!missing.has('@plan')) {
+      ledger.append({ type: 'step_failed', step: '@plan', provider: null, capability: 'plan@1', schema: 'plan@1', error: `not run: ${stopped}`, attempt: 0 });
+      ledger.commit();
+    }
+    return { interrupted: false, budget, plan };
+  }
+  if (!state.planned) {
     if (d.signal.aborted) return { interrupted: true, budget, plan };
     const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
     const planned = await planSession({

@@ -58,9 +58,10 @@ export function resultText(doc: SessionResultDoc): string {
 }
 
 /**
- * Write result.json atomically but without fsync: it is derived from the ledger, whose facts
- * and answer are already on disk, and a result lost or emptied by a power cut only means the
- * daemon re-closes that session from its ledger on the next start (see daemon/recovery.ts).
+ * Write result.json whole (temp file, fsync, size check, rename) but without fsyncing the
+ * folder: it is derived from the ledger, whose facts and answer are already on disk, and a
+ * result lost, emptied or cut by a power cut only means the daemon re-closes that session
+ * from its ledger on the next start (see daemon/recovery.ts).
  */
 export function writeResult(sessionDir: string, doc: SessionResultDoc): string {
   const path = join(sessionDir, RESULT_FILE);

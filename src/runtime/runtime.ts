@@ -33,6 +33,7 @@ import { isBuiltin } from '../world/builtin.js';
 import { makeWorkDir } from '../world/workdir.js';
 import type { Hook } from './hooks.js';
 import { parseJob, type Job } from './job.js';
+import { checkJobAgainstRegistry, describeProblems } from './job-check.js';
 import { runLoop, type LoopResult, type Measure } from './loop.js';
 import type { DirectInput, ToolRunner } from './step.js';
 
@@ -200,6 +201,9 @@ export class Runtime {
     await this.refresh();
     const dir = o.sessionDir ?? this.sessionDir(sessionId);
     const job = o.job ?? parseJob(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')), join(dir, 'job.json'));
+    // names the registry does not know end the session as declined, with them as the reason
+    const problems = checkJobAgainstRegistry(job, this.loaded.registry);
+    const closeReason = o.closeReason ?? (problems.length > 0 ? `the job cannot run on this root: ${describeProblems(problems)}` : undefined);
     const root = this.root;
     const liveTool: ToolRunner = async (tool, args, step) => {
       // A world built-in (a confined read) starts no program, so it needs no directory of its own.
@@ -214,7 +218,7 @@ export class Runtime {
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
-      ...(o.closeReason ? { closeReason: o.closeReason } : {}),
+      ...(closeReason ? { closeReason } : {}),
       playbooks: this.playbooks,
       ...(o.planOnly ? { planOnly: true } : {}),
     });

@@ -1,10 +1,10 @@
 // The ledger (design §2): append-only, seq dense from 0, durable commits, torn tails recovered.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayClock } from '../../src/ledger/clock.js';
 import { parseEvent } from '../../src/ledger/events.js';
-import { Ledger, LedgerError, readLedger } from '../../src/ledger/ledger.js';
+import { Ledger, readLedger } from '../../src/ledger/ledger.js';
 import { parseTrust, admits, weakest } from '../../src/trust.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -55,21 +55,62 @@ describe('ledger', () => {
     expect(ledger.all.length).toBe(1);
   });
 
-  it('damage in the middle is refused with the line number, not silently dropped', () => {
+  it('damage in the middle is quarantined: the intact prefix stays, the rest is set aside and reported with the line', () => {
     const dir = tmp();
     Ledger.open(dir, 's1').ledger.appendDurable(input, input, input);
-    const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n');
+    const path = join(dir, 'events.jsonl');
+    const lines = readFileSync(path, 'utf8').split('\n');
     lines[1] = '{"broken": ';
-    writeFileSync(join(dir, 'events.jsonl'), lines.join('\n'));
-    expect(() => Ledger.open(dir, 's1')).toThrow(/:2: damaged event in the middle/);
+    const whole = lines.join('\n');
+    writeFileSync(path, whole);
+    expect(() => readLedger(dir)).toThrow(/:2: the ledger is damaged before its end/);
+    const { ledger, damaged, torn } = Ledger.open(dir, 's1');
+    expect(torn).toBeNull();
+    expect(damaged).toMatchObject({ line: 2, problem: 'the line is not JSON' });
+    expect(ledger.all.length).toBe(1);
+    expect(readFileSync(path, 'utf8') + readFileSync(damaged!.savedAs, 'utf8')).toBe(whole);
+    expect(damaged!.savedAs).toBe(`${path}.damaged-${damaged!.offset}`);
+    ledger.close();
   });
 
-  it('a gap in seq is refused', () => {
+  it('a gap or a repeat in seq, another session\'s event and non-UTF-8 bytes are damage, not a torn tail', () => {
+    const cases: Record<string, (lines: string[]) => string[]> = {
+      gap: (l) => [l[0]!, l[1]!.replace('"seq":1', '"seq":5'), l[2]!],
+      repeat: (l) => [l[0]!, l[0]!, l[1]!, l[2]!],
+      'repeat as last line': (l) => [l[0]!, l[1]!, l[1]!],
+      'other session': (l) => [l[0]!, l[1]!.replace('"session_id":"s1"', '"session_id":"s2"'), l[2]!],
+    };
+    for (const [name, edit] of Object.entries(cases)) {
+      const dir = tmp();
+      Ledger.open(dir, 's1').ledger.appendDurable(input, input, input);
+      const path = join(dir, 'events.jsonl');
+      const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+      writeFileSync(path, edit(lines).join('\n') + '\n');
+      const { damaged } = Ledger.open(dir, 's1');
+      expect(damaged, name).not.toBeNull();
+      expect(() => readLedger(dir), name).not.toThrow(); // the damage was set aside: the file is whole again
+    }
     const dir = tmp();
     Ledger.open(dir, 's1').ledger.appendDurable(input, input);
-    const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
-    writeFileSync(join(dir, 'events.jsonl'), [lines[0], lines[1]!.replace('"seq":1', '"seq":5')].join('\n') + '\n');
-    expect(() => Ledger.open(dir, 's1')).toThrow(LedgerError);
+    const path = join(dir, 'events.jsonl');
+    const raw = readFileSync(path);
+    writeFileSync(path, Buffer.concat([raw.subarray(0, 20), Buffer.from([0xff, 0xfe]), raw.subarray(22)]));
+    const { damaged, ledger } = Ledger.open(dir, 's1');
+    expect(damaged?.problem).toBe('the line is not UTF-8 text');
+    expect(ledger.all.length).toBe(0);
+  });
+
+  it('an append that cannot be written whole leaves the file at an event boundary and refuses more writes', () => {
+    const dir = tmp();
+    const { ledger } = Ledger.open(dir, 's1');
+    ledger.appendDurable(input);
+    const before = readFileSync(join(dir, 'events.jsonl'));
+    // RLIMIT_FSIZE is not settable from node; a closed descriptor under the ledger makes every write fail (EBADF)
+    closeSync((ledger as unknown as { fd: number }).fd);
+    expect(() => ledger.append(input)).toThrow(/appending event 1/);
+    expect(() => ledger.append(input)).toThrow(/appending event 1/);
+    expect(ledger.all.length).toBe(1);
+    expect(readFileSync(join(dir, 'events.jsonl'))).toEqual(before);
   });
 
   it('an event with a misspelt field is refused before it is written', () => {
