@@ -39,7 +39,7 @@ describe('every accepted job ends', () => {
     const inbox = join(root, 'sessions', 'inbox');
     const base = exampleJob(root);
     const bad: Record<string, { plan: Plan; reason: RegExp; fix: RegExp }> = {
-      'tool.json': { plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'no_such_tool' } : s)), reason: /step disk: unknown tool "no_such_tool" \(known: capture_df, read_file\)/, fix: /manifests\/tools\/no_such_tool\.json/ },
+      'tool.json': { plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'no_such_tool' } : s)), reason: /step disk: unknown tool "no_such_tool" \(known: [^)]*capture_df[^)]*read_file[^)]*\)/, fix: /manifests\/tools\/no_such_tool\.json/ },
       'cap.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'nosuch@1' } : s)), reason: /unknown capability "nosuch@1"/, fix: /manifests\/capabilities\/nosuch@1\.json/ },
       'schema.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, schema: 'nosuch@9' } : s)), reason: /unknown schema "nosuch@9"/, fix: /manifests\/schemas\/nosuch@9\.json/ },
     };
