@@ -118,6 +118,20 @@ export const eventSchemas = {
     exit_code: z.number().int().nullable(), duration_ms: z.number().nonnegative(),
     truncated: z.boolean(),
   }),
+  /** a tool's output was compacted to a model's token budget before the model read it: what it saw, and what was cut */
+  input_compacted: z.strictObject({
+    ...base, type: z.literal('input_compacted'),
+    step: z.string(), provider: z.string(),
+    /** the compacted text, inline or in blobs/, exactly as the provider is shown it */
+    blob: z.string().nullable(), text: z.string().optional(), bytes: z.number().int().nonnegative(),
+    kind: z.enum(['log', 'json']), budget_tokens: z.number().int().nonnegative(),
+    original_bytes: z.number().int().nonnegative(), original_tokens: z.number().int().nonnegative(), kept_tokens: z.number().int().nonnegative(),
+    /** 1-based line ranges cut from a log (empty for JSON) */
+    cut: z.array(z.strictObject({ from_line: z.number().int(), to_line: z.number().int() })),
+    failure_lines: z.strictObject({ total: z.number().int(), kept: z.number().int() }).nullable(),
+    /** JSON cuts (arrays shortened, strings clipped), at most the first 32, and how many there were */
+    json_cuts: z.number().int().nonnegative(),
+  }),
   provider_called: z.strictObject({
     ...base, type: z.literal('provider_called'),
     step: z.string(), provider: z.string(), capability: z.string(), schema: z.string(),

@@ -26,6 +26,8 @@ import { Budget } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
+import { compactOutput, estimator } from '../agent/index.js';
+import { AGENT_DEFAULTS } from '../agent/settings.js';
 import { BREAKERS } from './settings.js';
 import { assertVisible, factsInput, rebuildView, type FactInput } from './view.js';
 
@@ -204,6 +206,9 @@ async function tryProvider(
   const maxAttempts = provider.kind === 'code' ? 1 : BREAKERS.max_retries_per_step;
   let feedback: string | null = null;
   let reason = 'not attempted';
+  // Context for small models: a tool output over the model's token budget is compacted for it
+  // (failure lines, head and tail kept; JSON keeps its structure), and the ledger says what was cut.
+  if (adapter.isModel && from === null) input = compactForModel(ctx, spec.step, identity, input);
   const inputBytes = Buffer.byteLength(input, 'utf8');
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const failure = (type: Exclude<NewEvent['type'], never>, error: string, extra: Record<string, unknown> = {}) => {
@@ -287,6 +292,20 @@ async function tryProvider(
     return { ok: true, fact: { step: spec.step, schema: spec.schema, provider: identity, trust, fact: value, seq: ev!.seq, confidence: ladder.confidence } };
   }
   return { ok: false, reason };
+}
+
+/** The tool output a model is shown: as it is when it fits AGENT_DEFAULTS.tool_output_tokens, else compacted and recorded. */
+function compactForModel(ctx: StepContext, step: string, provider: string, input: string): string {
+  const budget = AGENT_DEFAULTS.tool_output_tokens;
+  if (estimator.count(input) <= budget) return input;
+  const { text, record } = compactOutput(input, budget, estimator);
+  if (!record.compacted) return input;
+  ctx.ledger.append({
+    type: 'input_compacted', step, provider, ...ctx.ledger.blobs.keep(text), kind: record.kind, budget_tokens: budget,
+    original_bytes: record.original_bytes, original_tokens: record.original_tokens, kept_tokens: record.kept_tokens,
+    cut: record.cut, failure_lines: record.kind === 'log' ? record.failure_lines : null, json_cuts: record.json_cuts_total,
+  });
+  return text;
 }
 
 /** Record that a step gives up, durably. */

@@ -51,7 +51,9 @@ export function rebuildView(
   if (from === null) {
     const out = [...current].reverse().find((e) => e.type === 'tool_output' && e.step === step);
     if (!out || out.type !== 'tool_output') throw new VisibilityError(`step ${step} has no tool_output event to rebuild the input from`);
-    input = blobs.read(out);
+    // a model reads the output as compacted for it, when it was (input_compacted holds that text)
+    const compacted = [...current].reverse().find((e) => e.type === 'input_compacted' && e.step === step && e.provider === provider);
+    input = compacted && compacted.type === 'input_compacted' ? blobs.read(compacted) : blobs.read(out);
   } else {
     const user = events.find((e) => e.type === 'user_input');
     if (!user || user.type !== 'user_input') throw new VisibilityError('the ledger has no user_input event');
