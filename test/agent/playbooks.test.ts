@@ -31,8 +31,8 @@ describe('the shipped playbooks', () => {
   it('all load against the shipped tools with no issue, one per family', () => {
     expect(loaded.issues).toEqual([]);
     expect(playbooks.map((p) => p.id).sort()).toEqual([
-      'disk_full', 'failed_units', 'file_details', 'health_check', 'log_errors', 'memory_pressure',
-      'network', 'overheating', 'service_status', 'since_boot', 'slow_load', 'updates',
+      'audio_details', 'disk_full', 'failed_units', 'file_details', 'health_check', 'image_details', 'log_errors',
+      'memory_pressure', 'network', 'overheating', 'service_status', 'since_boot', 'slow_load', 'updates',
     ]);
   });
 
@@ -105,9 +105,12 @@ describe('what a playbook plan holds', () => {
     expect(plan('any warnings since the reboot?').calls).toEqual([{ name: 'journal_window', arguments: { boot: 0, priority: 'warning' } }]);
   });
 
-  it('a file\'s details need a path in the goal; without one no file is guessed', () => {
+  it('a file\'s, an image\'s or a recording\'s details need a path in the goal; without one no file is guessed', () => {
     expect(plan('Who owns /etc/hostname?').calls).toEqual([{ name: 'file_stat', arguments: { path: '/etc/hostname' } }]);
     expect(plan('who owns this file?').calls).toEqual([]);
+    expect(plan('What are the dimensions of /home/pi/photo.png?').calls).toEqual([{ name: 'image_info', arguments: { path: '/home/pi/photo.png' } }]);
+    expect(plan('take a photo with the camera').calls).toEqual([]);
+    expect(plan('how long is the recording /home/pi/voice.wav?').calls).toEqual([{ name: 'audio_info', arguments: { path: '/home/pi/voice.wav' } }]);
   });
 
   it('the health check runs five tools, none twice', () => {
