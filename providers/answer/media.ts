@@ -11,7 +11,7 @@ import { duration, int, num, oneOf, quote, str } from './words.js';
 type Fact = Record<string, unknown>;
 
 const IMAGE_FORMATS = ['png', 'gif', 'jpeg', 'bmp'] as const;
-const COLORS: Record<string, string> = { gray: 'greyscale', rgb: 'RGB', palette: 'palette', gray_alpha: 'greyscale with alpha', rgba: 'RGBA', cmyk: 'CMYK' };
+const COLORS: Record<string, string> = { gray: 'greyscale', rgb: 'RGB', palette: 'palette', gray_alpha: 'greyscale with alpha', rgba: 'RGBA', ycbcr: 'YCbCr', cmyk: 'CMYK' };
 
 /** image_properties@1: format, size in pixels, depth and colour. */
 export function imageSentence(f: Fact): string {
