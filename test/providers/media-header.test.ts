@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
 import { checkValue, compileSchema } from '../../src/ladder/schemas.js';
+import { loadRoot } from '../../src/registry/load.js';
+import { checkArgs } from '../../src/tools/args.js';
 import { ROOT } from './fixtures.js';
 
 const SCRIPT = join(ROOT, 'providers/media-header.sh');
@@ -111,5 +113,19 @@ describe('refusals', () => {
     const r = provider(' 1 2 3\n', 'disk_usage@1');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/image_properties@1 and audio_properties@1 only.*"schemas"/);
+  });
+});
+
+describe('what the media tools may dump', () => {
+  const tools = loadRoot(ROOT).registry.tools;
+  it('only a file named as an image or a WAV, and never one under a hidden folder (the dump is kept in the ledger)', () => {
+    const ok = (tool: string, path: string) => { try { checkArgs(tools.get(tool)!, { path }); return true; } catch { return false; } };
+    expect(ok('image_info', 'examples/data/sample.png')).toBe(true);
+    expect(ok('image_info', '/home/pi/Pictures/Holiday.JPG')).toBe(true);
+    expect(ok('audio_info', '/srv/audio/doorbell.wav')).toBe(true);
+    expect(ok('image_info', '/home/pi/.ssh/id_ed25519')).toBe(false);
+    expect(ok('image_info', '/home/pi/.cache/thumb.png')).toBe(false);
+    expect(ok('audio_info', '/home/pi/notes.txt')).toBe(false);
+    expect(ok('audio_info', 'examples/data/sample.png')).toBe(false);
   });
 });
