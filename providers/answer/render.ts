@@ -8,7 +8,16 @@
  * of the answer, let alone as an instruction; enum values are printed only
  * when they are one of the schema's words. It never executes, fetches or
  * follows anything a fact says, and it does not echo the goal back.
+ *
+ * The sentences for the machine-state schemas are in sentences.ts (one
+ * function per schema, null-aware: an absent value is said to be unknown);
+ * overall.ts adds one closing line when several facts carry a state.
  */
+import { humanBytes, num, oneOf, quote, str } from './words.js';
+import { SENTENCES } from './sentences.js';
+import { overall } from './overall.js';
+
+export { QUOTE_MAX, quote, humanBytes } from './words.js';
 
 export interface AnswerFact {
   step: string;
@@ -26,28 +35,8 @@ export interface Answer {
   cites: string[];
 }
 
-/** Longest quoted value, in characters, before it is cut with "…". */
-export const QUOTE_MAX = 80;
+
 const MAX_TEXT = 2000;
-
-/** A fact value as quoted data: one line, no double quotes inside, at most QUOTE_MAX characters. */
-export function quote(value: unknown): string {
-  const flat = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/"/g, "'").trim();
-  const chars = [...flat];
-  const short = chars.length > QUOTE_MAX ? `${chars.slice(0, QUOTE_MAX - 1).join('')}…` : flat;
-  return `"${short}"`;
-}
-
-/** A byte count for a person: GiB, MiB or KiB with one decimal. */
-export function humanBytes(n: number): string {
-  const units: [string, number][] = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]];
-  for (const [name, size] of units) if (n >= size) return `${(n / size).toFixed(1)} ${name}`;
-  return `${n} bytes`;
-}
-
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const oneOf = <T extends string>(v: unknown, words: readonly T[]): T | null => (words.includes(v as T) ? (v as T) : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
 /** One or two sentences about a disk_usage@1 fact. */
 function diskSentence(fact: Record<string, unknown>): string {
@@ -96,11 +85,13 @@ export function renderAnswer(input: AnswerInput): Answer {
   const sentences: string[] = [];
   const cites: string[] = [];
   for (const f of input.facts) {
-    if (f.schema === 'disk_usage@1') sentences.push(diskSentence(f.fact));
-    else if (f.schema === 'log_summary@2') sentences.push(logSentence(f.fact));
+    const speak = f.schema === 'disk_usage@1' ? diskSentence : f.schema === 'log_summary@2' ? logSentence : Object.hasOwn(SENTENCES, f.schema) ? SENTENCES[f.schema] : undefined;
+    if (speak) sentences.push(speak(f.fact));
     else sentences.push(`Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`);
     if (!cites.includes(f.step)) cites.push(f.step);
   }
+  const closing = overall(input.facts);
+  if (closing) sentences.push(closing);
   if (input.facts.length === 0) sentences.push('No facts were gathered, so there is nothing to answer from.');
   if (input.missing.length > 0) sentences.push(`Not answered: ${input.missing.map(quote).join(', ')}.`);
   const text = sentences.join(' ');

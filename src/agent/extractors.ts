@@ -17,6 +17,21 @@ export type ExtractorName = (typeof EXTRACTORS)[number];
 const UNIT_SUFFIX = /\b([A-Za-z0-9][A-Za-z0-9@._:-]*\.(?:service|socket|timer|mount|target|path|slice|scope))\b/;
 const UNIT_PHRASE = /\b(?:the\s+)?([a-z0-9][a-z0-9@_-]{1,60})\s+(?:service|daemon|unit)\b/i;
 const UNIT_STOP = new Set(['a', 'the', 'this', 'that', 'my', 'which', 'every', 'any', 'some', 'failed', 'systemd', 'each', 'one', 'web', 'system']);
+// "is nginx running", "mosquitto keeps crashing", "why did cron stop", "status of docker": a
+// service named by what it does. The word must look like a unit name, and the closed list below
+// (the machine itself, its parts, pronouns, question words, the words for services in general)
+// is never read as one, so "is the pi running hot" names no unit.
+const UNIT_VERB = /\b([a-z][a-z0-9@_.-]{1,60})\s+(?:(?:is|was|has|have|keeps?|kept|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\s+)*(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\b/gi;
+const UNIT_STATUS_OF = /\bstatus\s+of\s+(?:the\s+|my\s+)?([a-z][a-z0-9@_.-]{1,60})/gi;
+const UNIT_STATUS = /\b([a-z][a-z0-9@_.-]{1,60})\s+status\b/gi;
+const UNIT_NOT = new Set([
+  ...UNIT_STOP, 'an', 'these', 'those', 'your', 'our', 'its', 'it', 'he', 'she', 'they', 'what', 'who', 'why', 'how', 'when', 'where', 'there', 'here', 'now',
+  'everything', 'anything', 'something', 'nothing', 'all', 'not', 'and', 'or', 'but', 'still', 'never', 'why', 'pi', 'raspberry', 'machine', 'computer',
+  'box', 'server', 'host', 'board', 'device', 'disk', 'drive', 'card', 'sd', 'network', 'wifi', 'internet', 'cpu', 'fan', 'memory', 'ram', 'swap',
+  'service', 'services', 'unit', 'units', 'daemon', 'daemons', 'process', 'processes', 'script', 'job', 'program', 'app', 'application', 'load',
+  'temperature', 'screen', 'display', 'log', 'logs', 'journal', 'boot', 'reboot', 'kernel', 'update', 'updates', 'upgrade', 'keeps', 'keep', 'is', 'was',
+  'did', 'does', 'has', 'been', 'to', 'be', 'of', 'in', 'on', 'at', 'for', 'with', 'from', 'after', 'before', 'since', 'system', 'health', 'file',
+]);
 const PATH = /(?:^|[\s"'`(])((?:\/[A-Za-z0-9._@%+~-]+)+\/?)/;
 const WORD_NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, ten: 10, twelve: 12, fifteen: 15, thirty: 30 };
 const UNITS: Record<string, string> = { minute: 'min', minutes: 'min', min: 'min', mins: 'min', hour: 'hours', hours: 'hours', h: 'hours', day: 'days', days: 'days', week: 'weeks', weeks: 'weeks' };
@@ -32,12 +47,17 @@ export function extract(name: ExtractorName, goal: string): string | null {
   }
 }
 
-/** `nginx.service` written out, or "the nginx service" → `nginx.service`. */
+/** `nginx.service` written out, "the nginx service", or a service named by its state ("is nginx running", "status of cron") → `nginx.service`. */
 function unitIn(goal: string): string | null {
   const full = UNIT_SUFFIX.exec(goal);
   if (full) return full[1]!;
   const phrase = UNIT_PHRASE.exec(goal);
   if (phrase && !UNIT_STOP.has(phrase[1]!.toLowerCase())) return `${phrase[1]!.toLowerCase()}.service`;
+  const named = [UNIT_STATUS_OF, UNIT_STATUS, UNIT_VERB].flatMap((re) => [...goal.matchAll(re)].map((m) => m[1]!));
+  for (const n of named) {
+    const word = n.toLowerCase().replace(/[.-]+$/, '');
+    if (word.length >= 2 && !UNIT_NOT.has(word)) return `${word}.service`;
+  }
   return null;
 }
 

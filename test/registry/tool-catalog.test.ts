@@ -54,8 +54,8 @@ describe('the shipped tool catalog', () => {
     }
   });
 
-  it('every fact_schema is produced by a shipped code provider, so each tool reduces without a model', () => {
-    const codeSchemas = new Set(Object.values(loaded.documents.providers).filter((p) => p.kind === 'code').flatMap((p) => p.schemas ?? []));
+  it('every fact_schema is produced by a shipped deterministic provider (code, or a shell parser), so each tool reduces without a model', () => {
+    const codeSchemas = new Set(Object.values(loaded.documents.providers).filter((p) => p.kind === 'code' || p.kind === 'shell').flatMap((p) => p.schemas ?? []));
     for (const t of Object.values(tools)) if (t.fact_schema) expect(codeSchemas.has(t.fact_schema), `${t.name} -> ${t.fact_schema}`).toBe(true);
   });
 
