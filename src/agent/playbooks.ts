@@ -106,6 +106,8 @@ export interface PlaybookMatch {
 /** The playbooks that fit a goal, best first (BM25 order among those whose intent phrase the goal holds). */
 export function matchPlaybooks(goal: string, playbooks: readonly Playbook[], k = 2): PlaybookMatch[] {
   if (playbooks.length === 0) return [];
+  // words inside a path are the path's, not the goal's intent ("/var/log/daemon.log" asks nothing about logs)
+  goal = goal.replace(/(?:^|\s)(?:~|\.{1,2})?\/[^\s"'`]*/g, ' ');
   const goalTerms = new Set(terms(goal));
   const docs = playbooks.map((p) => ({ name: p.id, description: p.description, when: p.intent.join('; '), input_schema: {} }));
   const ranked = rankTools(goal, docs, playbooks.length);

@@ -73,6 +73,8 @@ async function runGoal(root: string, goal: string, budgetClass = 'interactive'):
 /** A root with the scripted http planner and two extra tools: one that always fails, one that is slow. */
 function agentRoot(): string {
   const root = freshRoot();
+  // these tests are about the model planner: no playbook may answer first
+  rmSync(join(root, 'manifests', 'playbooks'), { recursive: true, force: true });
   put(root, 'manifests/providers/scripted-planner.json', {
     manifest: 'provider@1', id: 'scripted-planner', implements: ['plan@1'], schemas: ['plan@1'], kind: 'http', endpoint, model: 'scripted',
     max_input_bytes: 8192, resource: null, cost: null, security: { 'plan@1': { max_trust_in: 'T2', may_emit_control: true } },

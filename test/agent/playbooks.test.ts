@@ -5,7 +5,7 @@
 // written after the intents were, to hold them to phrasings they were not tuned on.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadRoot } from '../../src/registry/load.js';
+import { folderSource, loadRoot } from '../../src/registry/load.js';
 import { loadPlaybooks, matchPlaybooks, type Playbook } from '../../src/agent/playbooks.js';
 import { terms } from '../../src/agent/terms.js';
 import { checkArgs } from '../../src/tools/args.js';
@@ -13,7 +13,7 @@ import { codeProviders } from '../../providers/index.js';
 import { REPO } from '../helpers/root.js';
 
 const registry = loadRoot(REPO).registry;
-const loaded = loadPlaybooks(REPO, registry.tools);
+const loaded = loadPlaybooks(folderSource(REPO), registry.tools);
 const playbooks = loaded.playbooks;
 const goals = JSON.parse(readFileSync(new URL('./fixtures/playbook-goals.json', import.meta.url), 'utf8')) as Record<string, string[]>;
 
