@@ -16,6 +16,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   memory: async () => (await import('./memory.js')).benchMemory(),
   models: async () => (await import('./models.js')).benchModels(),
   agent: async () => (await import('./agent.js')).benchAgent(),
+  planning: async () => (await import('./planning.js')).benchPlanning(),
   world: async () => (await import('../src/world/bench.js')).benchWorld(),
 };
 

@@ -1,0 +1,73 @@
+/**
+ * Planning bench rows (issue 12): how long a goal-only job's planning takes,
+ * in-process, as `pico plan` runs it (a plan-only session in a scratch
+ * folder: retrieval, playbook matching, the planner call, the ladder, the
+ * plan check and the ledger writes) — with the playbook planner, and with
+ * stories260K as a model planner under the plan grammar (skipped with a note
+ * when ../shared/models is absent). The median over several goals is shown.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { provisionModel } from '../src/cli/provision.js';
+import { newSessionId } from '../src/ledger/session-id.js';
+import { parseJob } from '../src/runtime/job.js';
+import { initRoot } from '../src/runtime/init.js';
+import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
+import type { BenchRow } from './types.js';
+
+const PLAYBOOK_GOALS = ['Why is the disk full?', 'Why is the Pi so slow?', 'Are there security updates available?', 'Is the Pi overheating?', 'Give me a quick health check'];
+const MODEL_GOALS = ['How hot is the CPU?', 'Which units failed?', 'Is the network down?', 'What uses the memory?', 'Are there package updates?'];
+
+function storiesPath(): string | null {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const candidate = path.resolve(dir, '../shared/models/stories260K.gguf');
+    if (existsSync(candidate)) return candidate;
+    dir = path.dirname(dir);
+  }
+  return null;
+}
+
+/** Median ms of planning each goal once (after one warm-up plan). */
+async function timePlans(rt: Runtime, goals: string[], onlyProvider?: string): Promise<number> {
+  const once = async (goal: string): Promise<number> => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pico-bench-plan-'));
+    try {
+      const job = parseJob({ job: 'job@1', goal, budget_class: 'attended', label: 'pico plan' });
+      const t0 = performance.now();
+      await rt.runSession(newSessionId(), { job, sessionDir: dir, planOnly: true, ...(onlyProvider ? { onlyProvider } : {}) });
+      return performance.now() - t0;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  await once(goals[0]!);
+  const ms: number[] = [];
+  for (const g of goals) ms.push(await once(g));
+  ms.sort((a, b) => a - b);
+  return Math.round(ms[Math.floor(ms.length / 2)]! * 10) / 10;
+}
+
+export async function benchPlanning(): Promise<BenchRow[]> {
+  const root = mkdtempSync(path.join(tmpdir(), 'pico-bench-planning-'));
+  const rows: BenchRow[] = [];
+  try {
+    initRoot(root);
+    const stories = storiesPath();
+    if (stories) await provisionModel({ file: stories, id: 'bench-planner', implements: ['plan@1'], root, threads: 1, probe: false });
+    const rt = await openRuntime(root);
+    try {
+      rows.push({ group: 'planning', name: 'plan a goal with the playbook planner (plan-only session)', value: await timePlans(rt, PLAYBOOK_GOALS), unit: 'ms', note: `median of ${PLAYBOOK_GOALS.length} goals` });
+      if (stories) rows.push({ group: 'planning', name: 'plan a goal with stories260K under the plan grammar (model loaded per plan)', value: await timePlans(rt, MODEL_GOALS, 'bench-planner'), unit: 'ms', note: `median of ${MODEL_GOALS.length} goals, 1 thread` });
+      else rows.push({ group: 'planning', name: 'plan a goal with stories260K', value: 0, unit: 'skipped', note: '../shared/models/stories260K.gguf is absent' });
+    } finally {
+      await rt.close();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return rows;
+}
