@@ -80,6 +80,8 @@ export const eventSchemas = {
     /** provider id -> schema id -> measurement */
     measurements: z.record(z.string(), z.record(z.string(), measurementSchema)),
     source: z.string(),
+    /** for a goal-only job: what memory tells its planner (text-free avoidance lines, trusted facts only) */
+    planner_memory: z.strictObject({ avoidance: z.array(z.string()), known: z.array(z.string()) }).optional(),
   }),
   plan_created: z.strictObject({
     ...base, type: z.literal('plan_created'),

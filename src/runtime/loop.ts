@@ -68,6 +68,8 @@ export interface LoopDeps {
   playbooks?: readonly Playbook[];
   /** plan, record plan_created, and stop before the first step (pico plan: a dry run) */
   planOnly?: boolean;
+  /** what memory tells a planner about this goal (read once, recorded in the policy snapshot) */
+  plannerMemory?: (goal: string) => { avoidance: string[]; known: string[] };
 }
 
 type PlanStepEv = EventOf<'plan_created'>['steps'][number];
@@ -153,7 +155,9 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
         (measurements[p] ??= {})[schema] = live[p]?.[schema] ?? { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' };
       }
     }
-    ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(ledger.nextSeq, 'measurements', measurements), source: 'memory/episodic.db' });
+    const seq = ledger.nextSeq;
+    const memory = job.plan ? undefined : d.clock.measured(seq, 'planner_memory', d.plannerMemory?.(job.goal) ?? { avoidance: [], known: [] });
+    ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(seq, 'measurements', measurements), source: 'memory/episodic.db', ...(memory ? { planner_memory: memory } : {}) });
   }
   if (!state.planned && job.plan) {
     ledger.append({ type: 'plan_created', steps: planSteps(job.plan), source: 'operator', provider: null });
@@ -172,6 +176,13 @@ function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionStat
   }
   ledger.commit();
   d.log.warn({ session: d.sessionId }, reason);
+}
+
+/** The planner's memory lines as the policy snapshot recorded them. */
+function plannerLines(ledger: Ledger): string[] {
+  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
+  const m = snap && snap.type === 'policy_snapshot' ? snap.planner_memory : undefined;
+  return m ? [...m.avoidance, ...m.known] : [];
 }
 
 /** Job steps in the ledger's form: every `from` spelled out. */
@@ -218,6 +229,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
     const planned = await planSession({
       registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+      avoidance: plannerLines(ledger),
       ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
     });
     if (!planned.ok) return { interrupted: !!d.planOnly, budget, plan };
@@ -294,7 +306,7 @@ async function replan(
   const ran = plan.slice(0, i + 1).filter((p) => p.tool);
   const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
   const r: PlanResult = await planSession({
-    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root, avoidance: plannerLines(ledger),
     replan: { after: failed.step, kind, avoid: [failed.tool!], done },
   });
   if (!r.ok) return {};

@@ -21,6 +21,7 @@ import { buildComposition, compositionHash, compositionText, type Composition } 
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
+import { readPlannerMemory } from '../memory/planner-memory.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
@@ -219,7 +220,7 @@ export class Runtime {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(closeReason ? { closeReason } : {}),
-      playbooks: this.playbooks,
+      playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
       ...(o.planOnly ? { planOnly: true } : {}),
     });
   }
