@@ -11,7 +11,7 @@ import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, writeFileSyn
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedRoot } from '../registry/load.js';
-import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
+import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MEASUREMENT_WINDOW, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
 import { canonicalJson, digestBytes, digestOf } from './canonical.js';
 
 export const COMPOSITION_FILE = 'composition.json';
@@ -59,7 +59,7 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     providers: loaded.documents.providers,
     prompts,
     policy: {
-      settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS },
+      settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS, measurement_window: MEASUREMENT_WINDOW },
       code,
     },
     provider_code: { ...providerCode, ...shell },

@@ -33,3 +33,10 @@ export const BUDGET_SOFT_SHARE = 0.8;
 export const MIN_PASS_RATE = 0.2;
 /** Observations needed before a measurement counts (below it, the manifest is believed). */
 export const MIN_OBSERVATIONS = 5;
+
+/**
+ * Which measurements the policy reads for a provider: only calls of its current identity
+ * (manifest, program and prompt digests), at most the newest `last_n` of them, none older than
+ * `max_age_days` — so a fixed provider starts fresh and an old slow spell ages out.
+ */
+export const MEASUREMENT_WINDOW = { last_n: 50, max_age_days: 14 } as const;
