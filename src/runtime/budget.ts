@@ -4,9 +4,32 @@
  * the clock seam, so a replay sees the numbers the run saw and makes the same
  * decisions. CPU is this process's own time; a subprocess's CPU is not
  * counted (Node does not report children's usage), its wall time is.
+ *
+ * The wall budget is a ceiling, not a hint: `clipToBudget` cuts a tool's or
+ * provider's own wall limit to what is left (never raises it), so one call
+ * cannot outlive the job's budget by more than the world's kill grace, and
+ * `wallLeft` is what a step checks before it starts another attempt.
  */
 import type { BudgetClass, BudgetSpent } from '../ledger/events.js';
 import { BUDGETS, BUDGET_SOFT_SHARE, type BudgetLimits } from './settings.js';
+
+/**
+ * How long past its class's wall limit a job may still run: the world's SIGTERM→SIGKILL grace for
+ * the call in flight (300 ms), the wait for its pipes (300 ms), and writing the answer.
+ */
+export const WALL_GRACE_MS = 1_000;
+
+/** A manifest with a wall limit of its own (tools, shell / model providers; code providers have none). */
+type Limited = { limits: { timeout_ms: number } };
+
+/** `m` with its wall limit cut to `leftMs` (at least 1 ms), and whether it was cut. */
+export function clipToBudget<M extends object>(m: M, leftMs: number): { manifest: M; clippedTo: number | null } {
+  if (!('limits' in m)) return { manifest: m, clippedTo: null };
+  const own = (m as unknown as Limited).limits.timeout_ms;
+  const left = Math.max(1, Math.floor(leftMs));
+  if (own <= left) return { manifest: m, clippedTo: null };
+  return { manifest: { ...m, limits: { ...(m as unknown as Limited).limits, timeout_ms: left } }, clippedTo: left };
+}
 
 export class Budget {
   readonly limits: BudgetLimits;
@@ -29,6 +52,11 @@ export class Budget {
       model_calls: this.base.model_calls + this.modelCalls,
       cpu_ms: Math.round(this.base.cpu_ms + (cpu.user + cpu.system) / 1000),
     };
+  }
+
+  /** Wall ms left of the budget in `spent` (negative when it is overspent). */
+  wallLeft(spent: BudgetSpent): number {
+    return this.limits.wall_ms - spent.wall_ms;
   }
 
   /** The first limit at or over `share` of its budget in `spent`, or null. */
