@@ -13,7 +13,10 @@
  *
  * The worker's pid and identity are kept in `sessions/.daemon/worker`; a new
  * daemon kills a worker that survived its predecessor before starting its
- * own, so two processes never append to one ledger.
+ * own, so two processes never append to one ledger (a zombie — exited,
+ * not reaped — is not a survivor). A worker that must be killed (forced
+ * shutdown, a hung exit) is killed with its whole process tree: the running
+ * step's tool and everything it started (proc-tree.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
+import { killTree } from './proc-tree.js';
 import type { FromWorker, RunOutcome, StepProgress, ToWorker } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
@@ -178,9 +182,12 @@ export class WorkerHost {
     await this.release('daemon stopping');
   }
 
-  /** Kill the worker now (a forced stop). */
+  /** Kill the worker now, with the tools it runs and everything they started (a forced stop). */
   kill(): void {
-    this.live?.child.kill('SIGKILL');
+    const pid = this.live?.child.pid;
+    if (pid === undefined) return;
+    const killed = killTree(pid);
+    this.opts.log.warn({ event: 'worker_killed', worker: pid, processes: killed.length }, `killed session worker ${pid} and ${killed.length - 1} process(es) of its running step`);
   }
 
   private cancelIdle(): void {
@@ -194,7 +201,9 @@ export class WorkerHost {
     if (!live) return;
     live.exiting = true;
     this.post(live, { t: 'exit' });
-    const timer = setTimeout(() => live.child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      if (live.child.pid !== undefined) killTree(live.child.pid);
+    }, EXIT_TIMEOUT_MS);
     const how = await live.exited;
     clearTimeout(timer);
     this.opts.log.info({ event: 'worker_stopped', worker: live.child.pid, why, how }, `session worker ${live.child.pid} stopped (${why})`);
@@ -321,12 +330,8 @@ export class WorkerHost {
     const [pidLine = '', identity = ''] = text.split('\n');
     const pid = Number(pidLine);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !stillRunning(pid, identity || undefined)) return;
-    this.opts.log.warn({ event: 'worker_survivor', worker: pid }, `a session worker of a previous daemon (pid ${pid}) still runs; killing it before starting a new one`);
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      return;
-    }
+    this.opts.log.warn({ event: 'worker_survivor', worker: pid }, `a session worker of a previous daemon (pid ${pid}) still runs; killing it and its step's processes before starting a new one`);
+    killTree(pid);
     for (let i = 0; i < 200 && stillRunning(pid, identity || undefined); i++) await sleep(10);
   }
 }
