@@ -6,7 +6,8 @@
  * fix it. The checks run cheapest first: the name (path tricks, control
  * characters, not `.json`), the entry type via lstat (a symlink is never
  * followed; directories, FIFOs and sockets are refused), the size limit, then
- * JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * metadata (one hard link, owned by the daemon's user: a file that fails is
+ * refused unread), then JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
@@ -46,6 +47,23 @@ export function nameProblem(name: string): { problem: string; fix: string } | nu
   return null;
 }
 
+/**
+ * Why an inbox file may not be read as a job, judged by its metadata alone (nothing of it is
+ * read, so nothing of it can be quoted): a second hard link means the bytes belong to a file
+ * elsewhere (a link to /etc/shadow would be read with the daemon's rights), and a file owned by
+ * another user was not written by someone allowed to run jobs as this daemon.
+ */
+export function metadataProblem(name: string, st: { nlink: number; uid: number }): { problem: string; fix: string } | null {
+  if (st.nlink > 1) {
+    return { problem: `${name} has ${st.nlink} hard links; a job file must be a file of its own, not a link to one elsewhere (it was not read)`, fix: 'copy the job into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`' };
+  }
+  const me = process.getuid?.();
+  if (me !== undefined && st.uid !== me) {
+    return { problem: `${name} is owned by uid ${st.uid}, not by the daemon's user (uid ${me}); it was not read`, fix: `submit jobs as the daemon's user (uid ${me}), e.g. with \`pico submit FILE\` run as that user` };
+  }
+  return null;
+}
+
 /** Look at inbox entry `name` and decide: a job to claim, bad input to reject, or already gone. */
 export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES): Promise<Verdict> {
   const bad = nameProblem(name);
@@ -64,6 +82,8 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   if (!st.isFile()) {
     return { kind: 'reject', name, problem: `${name} is not a regular file (a directory, FIFO, socket or device)`, fix: 'put one regular JSON file per job into the inbox' };
   }
+  const foreign = metadataProblem(name, st);
+  if (foreign) return { kind: 'reject', name, ...foreign };
   if (st.size > maxBytes) {
     return { kind: 'reject', name, problem: `${name} is ${st.size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
   }
@@ -82,7 +102,7 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   try {
     const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes) {
+    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || metadataProblem(name, fst)) {
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;

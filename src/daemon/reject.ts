@@ -8,9 +8,11 @@
  * `<stamp>-<sanitised original>` so two rejects of the same name never
  * overwrite each other and a hostile name cannot escape the folder. A crash
  * between the two steps leaves the entry in the inbox, where it is looked at
- * (and rejected) again. This module decides nothing about validity.
+ * (and rejected) again. The folder is 0700 and reason files 0600: a reason
+ * may quote what a job file held, and only the daemon's user may read it.
+ * This module decides nothing about validity.
  */
-import { mkdir, rename } from 'node:fs/promises';
+import { chmod, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { fsyncDir, writeFileAtomic } from '../durable-file.js';
@@ -35,17 +37,21 @@ export function sanitiseName(name: string): string {
 
 /** Move inbox entry `name` to rejected/ with its reason; returns the reason written, or null if it vanished. */
 export async function rejectEntry(paths: DaemonPaths, name: string, problem: string, fix: string, now = new Date()): Promise<ReasonFile | null> {
-  await mkdir(paths.rejected, { recursive: true });
+  // rejected/ holds what strangers dropped and why: the daemon's user's alone (0700, reasons 0600)
+  await mkdir(paths.rejected, { recursive: true, mode: 0o700 });
+  await chmod(paths.rejected, 0o700);
   const stored = `${newSessionId(now)}-${sanitiseName(name)}`;
   const reason: ReasonFile = { reason: 'rejected@1', original_name: name, stored_as: stored, problem, fix, at: now.toISOString() };
   const reasonPath = join(paths.rejected, `${stored}.reason.json`);
   await writeFileAtomic(reasonPath, JSON.stringify(reason, null, 2) + '\n');
+  await chmod(reasonPath, 0o600);
   try {
     await rename(join(paths.inbox, name), join(paths.rejected, stored));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       // the entry left the inbox before we could move it: record that instead of a dangling reason
       await writeFileAtomic(reasonPath, JSON.stringify({ ...reason, problem: `${problem} (the entry vanished from the inbox before it could be moved)` }, null, 2) + '\n');
+      await chmod(reasonPath, 0o600);
       return null;
     }
     throw err;
