@@ -9,6 +9,7 @@ import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
 import { parseJob } from '../runtime/job.js';
 import { writeFileAtomicSync } from '../durable-file.js';
+import { describeInvalidUtf8, firstInvalidUtf8 } from '../utf8.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -21,8 +22,12 @@ export async function main(argv: string[]): Promise<number> {
   const file = resolve(positionals[0]!);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const bytes = readFileSync(file);
+    const bad = firstInvalidUtf8(bytes);
+    if (bad !== null) throw new UsageError(`${file}: ${describeInvalidUtf8(bytes, bad)}; save the job file as UTF-8`);
+    raw = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one JSON object, see README "Job files"`);
   }
   const job = parseJob(raw, file);

@@ -7,7 +7,8 @@
  * characters, not `.json`), the entry type via lstat (a symlink is never
  * followed; directories, FIFOs and sockets are refused), the size limit, then
  * metadata (one hard link, owned by the daemon's user: a file that fails is
- * refused unread), then JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * refused unread), then strict UTF-8 (a bad byte is named by its offset,
+ * never replaced), then JSON, then the job@1 schema. The file is opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
@@ -15,6 +16,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import { join } from 'node:path';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
+import { describeInvalidUtf8, firstInvalidUtf8 } from '../utf8.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
 const GOOD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;
@@ -106,7 +108,12 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;
-    text = readFileSync(fd, 'utf8');
+    const bytes = readFileSync(fd);
+    const bad = firstInvalidUtf8(bytes);
+    if (bad !== null) {
+      return { kind: 'reject', name, problem: `${name}: ${describeInvalidUtf8(bytes, bad)}; a job file is read exactly as written, never with bytes replaced`, fix: 'save the job file as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8`) and submit it again' };
+    }
+    text = bytes.toString('utf8');
   } finally {
     closeSync(fd);
   }

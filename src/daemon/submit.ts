@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { writeFileAtomic } from '../durable-file.js';
+import { describeInvalidUtf8, firstInvalidUtf8 } from '../utf8.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 
@@ -29,6 +30,8 @@ export async function submitJobFile(file: string, root: string): Promise<SubmitR
   if (bytes.length > DEFAULT_MAX_JOB_BYTES) {
     return { ok: false, problem: `${file} is ${bytes.length} bytes, over the ${DEFAULT_MAX_JOB_BYTES}-byte limit`, fix: 'a job names its inputs by path (tool args); do not inline large data' };
   }
+  const bad = firstInvalidUtf8(bytes);
+  if (bad !== null) return { ok: false, problem: `${file}: ${describeInvalidUtf8(bytes, bad)}`, fix: 'save the job file as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8`)' };
   try {
     parseJob(JSON.parse(bytes.toString('utf8')), file);
   } catch (err) {
