@@ -13,8 +13,18 @@
  * reach a process that left the tree before the scan (double-fork and
  * setsid): the world's pid namespace, where available, takes those down
  * with the tool.
+ *
+ * A worker that died without its tree (SIGKILL from outside, the OOM
+ * killer, a daemon killed with it) leaves its tools reparented and out of
+ * reach of the tree; `sweepWorkDirs` finds those by where they run — a
+ * process without a terminal whose working directory is a step's folder
+ * (`sessions/<id>/work/<step>/`) of this root, with no picoharness process
+ * (a worker, a foreground `pico run`) among its ancestors, is an orphaned
+ * tool run — and kills them. The daemon calls it only while no worker of
+ * its own runs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { join, sep } from 'node:path';
 
 export interface ProcStat {
   pid: number;
@@ -22,6 +32,8 @@ export interface ProcStat {
   state: string;
   ppid: number;
   pgid: number;
+  /** the controlling terminal (0: none) */
+  tty: number;
 }
 
 /** /proc/<pid>/stat parsed (the command name may hold spaces and parentheses), or null when gone. */
@@ -33,7 +45,7 @@ export function procStat(pid: number): ProcStat | null {
     return null;
   }
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: f[0] ?? '?', ppid: Number(f[1]), pgid: Number(f[2]) };
+  return { pid, state: f[0] ?? '?', ppid: Number(f[1]), pgid: Number(f[2]), tty: Number(f[4]) };
 }
 
 /** Every process's stat, from /proc (empty where there is none). */
@@ -101,4 +113,45 @@ export function killTree(pid: number): number[] {
   for (const p of frozen) signal(p, 'SIGKILL');
   signal(pid, 'SIGKILL');
   return [...frozen, pid];
+}
+
+/** True when a picoharness process (a worker, a `pico run`) is among the ancestors: the run is not orphaned. */
+function ownedByPico(pid: number): boolean {
+  let p = procStat(pid)?.ppid ?? 0;
+  for (let hops = 0; p > 1 && hops < 64; hops++) {
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (/\/src\/(cli\/main|daemon\/worker)\.js\0/.test(cmd) || cmd.includes('/src/cli/main.ts\0')) return true;
+    } catch {
+      return false;
+    }
+    p = procStat(p)?.ppid ?? 0;
+  }
+  return false;
+}
+
+/** Kill every terminal-less process running in a step folder of `root` (and its tree); returns their pids. */
+export function sweepWorkDirs(root: string): number[] {
+  let sessions: string;
+  try {
+    sessions = realpathSync(join(root, 'sessions')) + sep;
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const s of allStats()) {
+    if (s.pid === process.pid || s.tty !== 0 || s.state === 'Z') continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${s.pid}/cwd`);
+    } catch {
+      continue; // gone, or not ours to look at
+    }
+    if (!cwd.startsWith(sessions)) continue;
+    const parts = cwd.slice(sessions.length).split(sep);
+    if (parts.length >= 3 && parts[1] === 'work' && !ownedByPico(s.pid)) found.push(s.pid);
+  }
+  const killed: number[] = [];
+  for (const pid of found) killed.push(...killTree(pid));
+  return [...new Set(killed)];
 }

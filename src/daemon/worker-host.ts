@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
-import { killTree } from './proc-tree.js';
+import { killTree, sweepWorkDirs } from './proc-tree.js';
 import type { FromWorker, RunOutcome, StepProgress, ToWorker } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
@@ -255,9 +255,10 @@ export class WorkerHost {
     }
   }
 
-  /** The worker exited: fail whatever it still owed. */
+  /** The worker exited: fail whatever it still owed, and stop the tools it left running. */
   private onExit(live: Live, how: string): void {
     if (this.live === live) this.live = null;
+    this.sweep(`worker ${live.child.pid} exited (${how})`);
     rmSync(this.opts.pidFile, { force: true });
     this.onChange(null);
     const owed = [...this.runs].filter(([, p]) => p.live === live);
@@ -319,8 +320,19 @@ export class WorkerHost {
     this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;
   }
-  /** Kill a worker left behind by a previous daemon on this root (it must not touch a ledger we resume). */
+  /** Kill tool runs of this root that no worker owns any more (called only while none runs). */
+  private sweep(why: string): void {
+    const killed = sweepWorkDirs(this.opts.root);
+    if (killed.length > 0) this.opts.log.warn({ event: 'orphans_killed', processes: killed, why }, `killed ${killed.length} process(es) of a step no worker owns any more (${why})`);
+  }
+
+  /** Kill a worker left behind by a previous daemon on this root (it must not touch a ledger we resume), and any tool it left. */
   private async killSurvivor(): Promise<void> {
+    await this.killSurvivorWorker();
+    this.sweep('before starting a worker');
+  }
+
+  private async killSurvivorWorker(): Promise<void> {
     let text: string;
     try {
       text = readFileSync(this.opts.pidFile, 'utf8');
