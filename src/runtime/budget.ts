@@ -14,19 +14,26 @@ import type { BudgetClass, BudgetSpent } from '../ledger/events.js';
 import { BUDGETS, BUDGET_SOFT_SHARE, type BudgetLimits } from './settings.js';
 
 /**
- * How long past its class's wall limit a job may still run: the world's SIGTERM→SIGKILL grace for
- * the call in flight (300 ms), the wait for its pipes (300 ms), and writing the answer.
+ * How long past its class's wall limit a job may still run: what stopping the call in flight takes
+ * beyond the stop reserve (the wait for its pipes, up to 300 ms), and writing the answer.
  */
 export const WALL_GRACE_MS = 1_000;
 
 /** A manifest with a wall limit of its own (tools, shell / model providers; code providers have none). */
 type Limited = { limits: { timeout_ms: number } };
 
-/** `m` with its wall limit cut to `leftMs` (at least 1 ms), and whether it was cut. */
+/**
+ * Kept back from a cut limit for stopping the call: the world sends SIGTERM at the limit and
+ * SIGKILL 300 ms later (KILL_GRACE_MS in src/world/run.ts), so a call cut to `left - 300` has
+ * ended by the time the budget has.
+ */
+export const STOP_RESERVE_MS = 300;
+
+/** `m` with its wall limit cut to `leftMs` less the stop reserve (at least 1 ms), and whether it was cut. */
 export function clipToBudget<M extends object>(m: M, leftMs: number): { manifest: M; clippedTo: number | null } {
   if (!('limits' in m)) return { manifest: m, clippedTo: null };
   const own = (m as unknown as Limited).limits.timeout_ms;
-  const left = Math.max(1, Math.floor(leftMs));
+  const left = Math.max(1, Math.floor(leftMs - STOP_RESERVE_MS));
   if (own <= left) return { manifest: m, clippedTo: null };
   return { manifest: { ...m, limits: { ...(m as unknown as Limited).limits, timeout_ms: left } }, clippedTo: left };
 }

@@ -22,7 +22,7 @@ import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
 import { weakest, type Trust } from '../trust.js';
-import { Budget, clipToBudget } from './budget.js';
+import { Budget, clipToBudget, STOP_RESERVE_MS } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
@@ -217,8 +217,8 @@ async function tryProvider(
     // spent, and one that starts gets at most what is left. A code provider runs in-process in
     // milliseconds and has no limit to cut; it may still reduce what a tool already returned.
     const now = ledger.clock.measured(ledger.nextSeq, 'spent', ctx.budget.spent());
-    if (provider.kind !== 'code' && ctx.budget.wallLeft(now) <= 0) {
-      failure('budget_exhausted', `the ${ctx.budget.budgetClass} wall budget of ${ctx.budget.limits.wall_ms} ms is spent (${now.wall_ms} ms); no further attempt starts`, { spent: now, limit: 'wall_ms' });
+    if (provider.kind !== 'code' && ctx.budget.wallLeft(now) <= STOP_RESERVE_MS) {
+      failure('budget_exhausted', `the ${ctx.budget.budgetClass} wall budget of ${ctx.budget.limits.wall_ms} ms is spent (${now.wall_ms} ms, less than ${STOP_RESERVE_MS} ms left); no further attempt starts`, { spent: now, limit: 'wall_ms' });
       break;
     }
     const clip = clipToBudget(provider, ctx.budget.wallLeft(now));

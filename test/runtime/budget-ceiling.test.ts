@@ -39,6 +39,10 @@ describe('the wall budget is a ceiling', () => {
     expect(calls.map((e) => e.type === 'provider_called' && e.attempt)).toEqual([1]);
     expect(log.find((e) => e.type === 'tool_timeout')).toMatchObject({ error: expect.stringMatching(/cut to the \d+ ms left of the interactive budget/) });
     expect(log.find((e) => e.type === 'budget_exhausted')).toMatchObject({ limit: 'wall_ms', error: expect.stringMatching(/no further attempt starts/) });
+    // the budget as the ledger records it: spent past the limit by no more than the grace
+    const sent = readLedger(rt.sessionDir(id)).at(-1)!;
+    expect(sent.type === 'answer_sent' && sent.spent.wall_ms).toBeLessThan(WALL + WALL_GRACE_MS);
+    console.log(`spent ${sent.type === 'answer_sent' ? sent.spent.wall_ms : '?'} ms of ${WALL}; runSession took ${Math.round(took)} ms`);
   });
 
   it('a hanging tool whose own limit is six times the budget ends with the budget, and the answer still goes out', async () => {
