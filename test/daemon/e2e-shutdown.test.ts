@@ -58,13 +58,17 @@ async function until<T>(what: string, f: () => T | null | undefined | false, ms 
   }
 }
 
-/** A root with a tool whose process starts two children and waits on them, far past any grace. */
-function spawnerRoot(): string {
+/**
+ * A root with a tool whose process starts two children and waits on them, far past any grace.
+ * `hostPids`: the tool shares the host's process tree (`host_view: ["pid"]`), so no pid namespace
+ * takes its children down when the sandbox wrapper dies — they outlive a killed worker for sure.
+ */
+function spawnerRoot(hostPids = false): string {
   const root = tempRoot('pico-e2e-shutdown-');
   initRoot(root);
   writeFileSync(join(root, 'manifests', 'tools', 'spawner.json'), JSON.stringify({
     manifest: 'tool@1', name: 'spawner', description: 'starts children that never end (tests only)',
-    command: ['sh', '-c', `sleep ${MARK} & sleep ${MARK} & wait`],
+    command: ['sh', '-c', `sleep ${MARK} & sleep ${MARK} & wait`], ...(hostPids ? { host_view: ['pid'] } : {}),
     input_schema: { type: 'object', additionalProperties: false }, output: { media: 'text' }, reducer: 'extract@1',
     effect: 'read_only', idempotent: true, trust_out: 'T1', limits: { timeout_ms: 600_000, max_output_bytes: 1000 },
   }));
@@ -96,7 +100,7 @@ describe('shutdown and restart leave nothing behind', () => {
   }, 60_000);
 
   it('a worker killed from outside mid-step (the OOM killer, kill -9) leaves no tool running: the daemon stops its orphans before the step runs again', async () => {
-    const root = spawnerRoot();
+    const root = spawnerRoot(true);
     const { d } = await spawnerInFlight(root, ['--grace-ms', '1500']);
     const before = marked();
     process.kill(workerPid(root), 'SIGKILL');
@@ -108,7 +112,7 @@ describe('shutdown and restart leave nothing behind', () => {
   }, 60_000);
 
   it('a daemon killed with its worker (kill -9 of both) leaves tools that the next daemon stops before it starts a worker', async () => {
-    const root = spawnerRoot();
+    const root = spawnerRoot(true);
     const { d } = await spawnerInFlight(root);
     const worker = workerPid(root);
     // the daemon frozen first, so nothing of it reacts; then the worker and the daemon killed
