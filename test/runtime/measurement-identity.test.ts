@@ -88,9 +88,14 @@ describe('measurements belong to a provider identity', () => {
     const snap2 = readLedger(rt.sessionDir(again)).find((e) => e.type === 'policy_snapshot');
     expect(snap2?.type === 'policy_snapshot' && snap2.measurements.x!['log_summary@2']).toMatchObject({ n: 1, pass_rate: 1 });
 
-    // replay of the locked session routes on its recorded snapshot, not on today's memory
-    const replay = await replaySession(rt, locked);
-    expect(replay.compositionDiffers).not.toBeNull(); // the script changed: the composition says so
+    // memory moved on (two more sessions of the fixed identity); a replay of the fixed session still
+    // routes on the snapshot it recorded and writes the same ledger
+    ingest(root);
+    const replay = await replaySession(rt, fixed);
+    expect(replay.firstDifference).toBeNull();
+    expect(replay.identical).toBe(true);
+    // the locked session ran under the broken script: replay says the composition differs
+    expect((await replaySession(rt, locked)).compositionDiffers).not.toBeNull();
   });
 
   it('the same identity forgets calls older than the window and keeps only the newest N', async () => {
