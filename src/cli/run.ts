@@ -32,6 +32,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const job = parseJob(raw, file);
   const log = createLogger({ to: 'stderr', level: 'warn' });
+  // Ctrl-C or SIGTERM: exit through process.exit, so the execution world's exit hook kills the
+  // running tool's process group instead of leaving it behind (the session can be resumed).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : 15)));
   const rt = await openRuntime(root, { log });
   try {
     const id = newSessionId();

@@ -16,7 +16,7 @@ import { procStat } from '../../src/daemon/proc-tree.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempRoot } from './helpers.js';
-import { startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
+import { MAIN_JS, startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
 
 /** A sleep duration no other process on the machine uses: it marks the tool's processes. */
 const MARK = String(900_000 + (process.pid % 90_000));
@@ -129,6 +129,19 @@ describe('shutdown and restart leave nothing behind', () => {
     expect(marked().filter((p) => left.includes(p))).toEqual([]);
     next.child.kill('SIGTERM');
     await next.exited;
+  }, 60_000);
+
+  it('pico run stopped by SIGTERM mid-step leaves no tool running', async () => {
+    const root = spawnerRoot();
+    const file = join(root, 'hang.json');
+    writeFileSync(file, JSON.stringify({ job: 'job@1', goal: 'hang', budget_class: 'background', plan: [{ step: 's1', tool: 'spawner', args: {}, capability: 'extract@1', schema: 'log_summary@2' }] }));
+    const run = spawn(process.execPath, [MAIN_JS, 'run', file, '--root', root], { stdio: 'ignore' });
+    helpers.push(run);
+    await until('the tool\'s two children', () => marked().length >= 2);
+    run.kill('SIGTERM');
+    await new Promise((ok) => run.once('exit', ok));
+    await until('the tool\'s processes to be gone', () => marked().length === 0, 3_000).catch(() => undefined);
+    expect(marked()).toEqual([]);
   }, 60_000);
 
   it('a zombie recorded as the worker is not taken for a live one: the new daemon neither kills nor waits for it', async () => {
