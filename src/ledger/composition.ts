@@ -7,7 +7,7 @@
  * `composition.json`; `pico composition` prints it; replay refuses a session
  * whose composition differs from the current one unless asked for the diff.
  */
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedRoot } from '../registry/load.js';
@@ -50,6 +50,11 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     const exe = p.command[0]!;
     const path = isAbsolute(exe) ? exe : join(loaded.root, exe);
     shell[`shell:${p.id}`] = existsSync(path) && exe.includes('/') ? digestBytes(readFileSync(path)) : `command:${exe}`;
+    // a script handed to an interpreter (["python3", "providers/x.py"]) is the program too
+    p.command.slice(1).forEach((arg, i) => {
+      const file = programFile(loaded.root, arg);
+      if (file) shell[`shell:${p.id}:${i + 1}`] = digestBytes(readFileSync(file));
+    });
   }
   return {
     composition: 'composition@1',
@@ -64,6 +69,17 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     },
     provider_code: { ...providerCode, ...shell },
   };
+}
+
+/** The file an argv element names (it has a `/` and is a regular file, relative to the root), or null. */
+export function programFile(root: string, arg: string): string | null {
+  if (!arg.includes('/') || arg.includes('{')) return null;
+  const path = isAbsolute(arg) ? arg : join(root, arg);
+  try {
+    return statSync(path).isFile() ? path : null;
+  } catch {
+    return null;
+  }
 }
 
 export function compositionHash(c: Composition): string {

@@ -22,7 +22,9 @@ export function providerDigests(c: Pick<Composition, 'providers' | 'provider_cod
   for (const [id, raw] of Object.entries(c.providers ?? {})) {
     const m = (raw ?? {}) as { kind?: unknown; entry?: unknown; prompt?: unknown };
     const program: Record<string, string> = {};
-    if (m.kind === 'shell' && code[`shell:${id}`]) program[`shell:${id}`] = code[`shell:${id}`]!;
+    if (m.kind === 'shell') {
+      for (const k of Object.keys(code).sort()) if (k === `shell:${id}` || k.startsWith(`shell:${id}:`)) program[k] = code[k]!;
+    }
     if (m.kind === 'code' && typeof m.entry === 'string') {
       // the entry's own folder (or file), the shared helpers, and the table that maps entries to modules
       const mine = (k: string) => k === `code:${m.entry}` || k.startsWith(`code:${m.entry}/`) || k.startsWith('code:lib/') || k === 'code:index' || k === 'code:types';

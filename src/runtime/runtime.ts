@@ -211,7 +211,10 @@ function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
     for (const name of readdirSync(abs).sort()) stamp(`${dir}/${name}`, join(abs, name));
   }
   for (const p of Object.values(loaded?.documents.providers ?? {})) {
-    if (p.kind === 'shell' && p.command[0]!.includes('/')) stamp(`program:${p.id}`, isAbsolute(p.command[0]!) ? p.command[0]! : join(root, p.command[0]!));
+    if (p.kind !== 'shell') continue;
+    p.command.forEach((arg, i) => {
+      if (arg.includes('/') && !arg.includes('{')) stamp(`program:${p.id}:${i}`, isAbsolute(arg) ? arg : join(root, arg));
+    });
   }
   return parts.join('|');
 }

@@ -98,6 +98,19 @@ describe('measurements belong to a provider identity', () => {
     expect((await replaySession(rt, locked)).compositionDiffers).not.toBeNull();
   });
 
+  it('a script run by an interpreter (["sh", "providers/y.sh"]) is part of the identity: editing it makes a new one', async () => {
+    const root = makeRoot();
+    script(root, 'providers/y.sh', GOOD);
+    put(root, 'manifests/providers/y.json', shellProvider('y', ['sh', 'providers/y.sh'], { schemas: ['log_summary@2'] }));
+    rt = await openRuntime(root);
+    const before = providerDigests(rt.currentComposition().doc);
+    script(root, 'providers/y.sh', `${GOOD} # fixed`);
+    await rt.refresh();
+    const after = providerDigests(rt.currentComposition().doc);
+    expect(after.y).not.toBe(before.y);
+    expect(after['disk-usage-parser']).toBe(before['disk-usage-parser']);
+  });
+
   it('the same identity forgets calls older than the window and keeps only the newest N', async () => {
     const root = makeRoot();
     script(root, 'providers/x.sh', GOOD);
