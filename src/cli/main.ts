@@ -5,39 +5,56 @@
  * loads a command's module on demand so `pico daemon` never pays for the
  * model runtime or the memory index it does not use. Exit codes: see args.ts.
  */
+import { resolve } from 'node:path';
 import { EXIT, UsageError } from './args.js';
+import { assertRootOwner } from './owner.js';
 import { isStorageError, storageCode, storageFix } from '../storage-error.js';
 
-type Command = { summary: string; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+/** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
+type Command = { summary: string; writes?: 'flag' | 'positional'; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
-  init: { summary: 'create a root with the shipped defaults: pico init DIR', load: () => import('./init.js') },
-  run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', load: () => import('./run.js') },
-  plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', load: () => import('./plan.js') },
-  call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', load: () => import('./call.js') },
-  daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', load: () => import('./daemon.js') },
-  submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', load: () => import('./submit.js') },
+  init: { summary: 'create a root with the shipped defaults: pico init DIR', writes: 'positional', load: () => import('./init.js') },
+  run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', writes: 'flag', load: () => import('./run.js') },
+  plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', writes: 'flag', load: () => import('./plan.js') },
+  call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
+  daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', writes: 'flag', load: () => import('./daemon.js') },
+  submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', writes: 'flag', load: () => import('./submit.js') },
   status: { summary: 'what the daemon is doing: pico status [--root DIR] [--json]', load: () => import('./status.js') },
   watch: { summary: 'follow a job live: pico watch JOB [--root DIR]', load: () => import('./watch.js') },
   show: { summary: 'print a session transcript: pico show SESSION [--root DIR]', load: () => import('./show.js') },
   check: { summary: 'verify every session: ledgers dense, results agree, blobs match: pico check [SESSION] [--root DIR] [--json]', load: () => import('./check.js') },
-  replay: { summary: 're-run a finished session and diff the ledgers: pico replay SESSION [--root DIR] [--keep]', load: () => import('./replay.js') },
+  replay: { summary: 're-run a finished session and diff the ledgers: pico replay SESSION [--root DIR] [--keep]', writes: 'flag', load: () => import('./replay.js') },
   composition: { summary: 'print the composition document: pico composition [SESSION] [--root DIR]', load: () => import('./composition.js') },
   manifests: { summary: 'check every manifest: pico manifests check [--root DIR]', load: () => import('./manifests.js') },
   ladder: { summary: 'run the validation ladder on text from stdin: pico ladder --schema FILE', load: () => import('./ladder.js') },
-  recall: { summary: 'search memory: pico recall QUERY [--for-control]', load: () => import('./recall.js') },
-  failures: { summary: 'failure memory: pico failures list | report [--name N] | sql', load: () => import('./failures.js') },
-  cost: { summary: 'measured costs: pico cost [PROVIDER]', load: () => import('./cost.js') },
-  memory: { summary: 'the memory index: pico memory rebuild | stats', load: () => import('./memory.js') },
-  provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', load: () => import('./provision.js') },
-  probe: { summary: 'measure a model provider on this machine: pico probe ID', load: () => import('./probe.js') },
-  eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', load: () => import('./eval.js') },
+  recall: { summary: 'search memory: pico recall QUERY [--for-control]', writes: 'flag', load: () => import('./recall.js') },
+  failures: { summary: 'failure memory: pico failures list | report [--name N] | sql', writes: 'flag', load: () => import('./failures.js') },
+  cost: { summary: 'measured costs: pico cost [PROVIDER]', writes: 'flag', load: () => import('./cost.js') },
+  memory: { summary: 'the memory index: pico memory rebuild | stats', writes: 'flag', load: () => import('./memory.js') },
+  provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', writes: 'flag', load: () => import('./provision.js') },
+  probe: { summary: 'measure a model provider on this machine: pico probe ID', writes: 'flag', load: () => import('./probe.js') },
+  eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', writes: 'flag', load: () => import('./eval.js') },
 };
 
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
   return ['usage: pico COMMAND [options]   (every command takes --root DIR, default: the current directory, and --json)', '',
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`)].join('\n');
+}
+
+/** The root a command will write into, as its own parser will read it (null: none named, for init). */
+function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): string | null {
+  if (how === 'positional') {
+    const dir = rest.find((a) => !a.startsWith('-'));
+    return dir === undefined ? null : resolve(dir);
+  }
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--') break;
+    if (rest[i] === '--root' && rest[i + 1] !== undefined) return resolve(rest[i + 1]!);
+    if (rest[i]!.startsWith('--root=')) return resolve(rest[i]!.slice('--root='.length));
+  }
+  return process.cwd();
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -56,6 +73,10 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
+    if (cmd.writes) {
+      const root = rootArgument(rest, cmd.writes);
+      if (root !== null) assertRootOwner(root, name, rest);
+    }
     return await (await cmd.load()).main(rest);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -12,8 +12,8 @@ import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../log.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
-import { decodeUtf8 } from '../runtime/job-limits.js';
 import { writeFileAtomicSync } from '../durable-file.js';
+import { decodeUtf8Strict } from '../utf8.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -26,14 +26,18 @@ export async function main(argv: string[]): Promise<number> {
   const file = resolve(positionals[0]!);
   let raw: unknown;
   try {
-    const decoded = decodeUtf8(readFileSync(file));
-    if ('problem' in decoded) throw new Error(decoded.problem);
+    const decoded = decodeUtf8Strict(readFileSync(file));
+    if ('problem' in decoded) throw new UsageError(`${file}: ${decoded.problem}; save the job file as UTF-8 (e.g. \`iconv -f LATIN1 -t UTF-8\`)`);
     raw = JSON.parse(decoded.text);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one UTF-8 JSON object, see README "Job files"`);
   }
   const job = parseJob(raw, file);
   const log = createLogger({ to: 'stderr', level: 'warn' });
+  // Ctrl-C or SIGTERM: exit through process.exit, so the execution world's exit hook kills the
+  // running tool's process group instead of leaving it behind (the session can be resumed).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : 15)));
   const rt = await openRuntime(root, { log });
   try {
     // names this root does not know are the user's mistake, not a session to decline

@@ -6,21 +6,23 @@
  * fix it. The checks run cheapest first: the name (path tricks, control
  * characters, not `.json`), the entry type via lstat (a symlink is never
  * followed; directories, FIFOs and sockets are refused), the size limit, then
- * UTF-8, then JSON, then the job@1 schema (with its shape limits:
- * depth, argument size). A file with more than one hard link is another
- * file's name too (a link to /etc/shadow) and is refused unread. Problems
- * never quote the file's bytes. Given the root, a job naming a tool,
- * capability or schema without a manifest file is refused too. The file is opened with O_NOFOLLOW|O_NONBLOCK
+ * metadata (one hard link, owned by the daemon's user: a file with a second
+ * hard link is another file's name too, a link to /etc/shadow say, and a file
+ * that fails is refused unread), then strict UTF-8 (a bad byte is named by its
+ * offset, never replaced), then JSON, then the job@1 schema (with its shape
+ * limits: depth, argument size). Problems never quote the file's bytes. Given
+ * the root, a job naming a tool, capability or schema without a manifest file
+ * is refused too. The file is opened with O_NOFOLLOW|O_NONBLOCK
  * and fstat-checked against the lstat, so a swap between look and read is
  * caught. This module moves nothing; claim.ts and reject.ts do.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
-import { decodeUtf8 } from '../runtime/job-limits.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
+import { decodeUtf8Strict, UTF8_FIX } from '../utf8.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
 const GOOD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;
@@ -64,6 +66,23 @@ export function jsonErrorWhere(err: Error): string {
   return 'the syntax breaks at its start';
 }
 
+/**
+ * Why an inbox file may not be read as a job, judged by its metadata alone (nothing of it is
+ * read, so nothing of it can be quoted): a second hard link means the bytes belong to a file
+ * elsewhere (a link to /etc/shadow would be read with the daemon's rights), and a file owned by
+ * another user was not written by someone allowed to run jobs as this daemon.
+ */
+export function metadataProblem(name: string, st: { nlink: number; uid: number }): { problem: string; fix: string } | null {
+  if (st.nlink > 1) {
+    return { problem: `${name} has ${st.nlink} hard links: it is another file's name as well (a job file must be a file of its own), so it was not read`, fix: 'copy the job file into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`; never link a file into the inbox' };
+  }
+  const me = process.getuid?.();
+  if (me !== undefined && st.uid !== me) {
+    return { problem: `${name} is owned by uid ${st.uid}, not by the daemon's user (uid ${me}); it was not read`, fix: `submit jobs as the daemon's user (uid ${me}), e.g. with \`pico submit FILE\` run as that user` };
+  }
+  return null;
+}
+
 /** Look at inbox entry `name` and decide: a job to claim, bad input to reject, or already gone. */
 export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAULT_MAX_JOB_BYTES, root: string | null = null): Promise<Verdict> {
   const bad = nameProblem(name);
@@ -82,9 +101,8 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   if (!st.isFile()) {
     return { kind: 'reject', name, problem: `${name} is not a regular file (a directory, FIFO, socket or device)`, fix: 'put one regular JSON file per job into the inbox' };
   }
-  if (st.nlink > 1) {
-    return { kind: 'reject', name, problem: `${name} has ${st.nlink} hard links: it is another file's name as well, so it was not read`, fix: 'copy the job file into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`; never link a file into the inbox' };
-  }
+  const foreign = metadataProblem(name, st);
+  if (foreign) return { kind: 'reject', name, ...foreign };
   if (st.size > maxBytes) {
     return { kind: 'reject', name, problem: `${name} is ${st.size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
   }
@@ -103,12 +121,14 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   try {
     const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || fst.nlink > 1) {
+    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || metadataProblem(name, fst)) {
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;
-    const decoded = decodeUtf8(readFileSync(fd));
-    if ('problem' in decoded) return { kind: 'reject', name, problem: `${name}: ${decoded.problem}`, fix: 'save the job file as UTF-8 (iconv -t UTF-8); a job is JSON text' };
+    const decoded = decodeUtf8Strict(readFileSync(fd));
+    if ('problem' in decoded) {
+      return { kind: 'reject', name, problem: `${name}: ${decoded.problem}; a job file is read exactly as written, never with bytes replaced`, fix: UTF8_FIX };
+    }
     text = decoded.text;
   } finally {
     closeSync(fd);

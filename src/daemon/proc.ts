@@ -5,7 +5,8 @@
  * boot, and a stale lock or status file could name some unrelated process
  * that now holds the same number. So the daemon records an identity — boot
  * id, pid and the kernel's start time of the process (/proc/<pid>/stat field
- * 22) — and a reader compares it. Where /proc is missing (not Linux) it falls
+ * 22) — and a reader compares it. A zombie is not running: it exited and
+ * only waits to be reaped. Where /proc is missing (not Linux) it falls
  * back to "the pid exists". Nothing here kills or signals anything.
  */
 import { readFileSync } from 'node:fs';
@@ -33,9 +34,25 @@ export function pidExists(pid: number): boolean {
   }
 }
 
-/** True when the process recorded as `identity` (from processIdentity) still runs. */
+/**
+ * True when the process recorded as `identity` (from processIdentity) still runs. A zombie
+ * (state Z: exited, not yet reaped by its parent) or a dead entry (X) does not: it holds no
+ * file, runs no code, and waiting for it to go would wait on its parent.
+ */
 export function stillRunning(pid: number, identity: string | undefined): boolean {
+  if (exited(pid)) return false;
   const now = processIdentity(pid);
   if (now === null) return false;
   return identity === undefined || identity === now;
+}
+
+/** True when /proc says the process has exited but is still listed (zombie or dead). */
+export function exited(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
+  }
 }

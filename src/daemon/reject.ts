@@ -3,14 +3,17 @@
  *
  * Nothing in the inbox is silently dropped. The reason file
  * (`<stored-name>.reason.json`: the original name, the problem, the fix, when)
- * is written durably first (mode 0600: it names files of other users), then the entry is renamed beside it; rename moves
+ * is written durably first, then the entry is renamed beside it; rename moves
  * a symlink itself and never what it points to. The stored name is
  * `<stamp>-<sanitised original>` so two rejects of the same name never
  * overwrite each other and a hostile name cannot escape the folder. A crash
  * between the two steps leaves the entry in the inbox, where it is looked at
- * (and rejected) again. This module decides nothing about validity.
+ * (and rejected) again. The folder is 0700 and reason files are created 0600
+ * (never quoting a file's content, but naming files of other users): only the
+ * daemon's user may read them.
+ * This module decides nothing about validity.
  */
-import { mkdir, rename } from 'node:fs/promises';
+import { chmod, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { fsyncDir, writeFileAtomic } from '../durable-file.js';
@@ -35,7 +38,9 @@ export function sanitiseName(name: string): string {
 
 /** Move inbox entry `name` to rejected/ with its reason; returns the reason written, or null if it vanished. */
 export async function rejectEntry(paths: DaemonPaths, name: string, problem: string, fix: string, now = new Date()): Promise<ReasonFile | null> {
-  await mkdir(paths.rejected, { recursive: true });
+  // rejected/ holds what strangers dropped and why: the daemon's user's alone (0700, reasons 0600)
+  await mkdir(paths.rejected, { recursive: true, mode: 0o700 });
+  await chmod(paths.rejected, 0o700);
   const stored = `${newSessionId(now)}-${sanitiseName(name)}`;
   const reason: ReasonFile = { reason: 'rejected@1', original_name: name, stored_as: stored, problem, fix, at: now.toISOString() };
   const reasonPath = join(paths.rejected, `${stored}.reason.json`);

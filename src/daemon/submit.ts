@@ -12,10 +12,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
-import { decodeUtf8 } from '../runtime/job-limits.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { writeFileAtomic } from '../durable-file.js';
+import { decodeUtf8Strict, UTF8_FIX } from '../utf8.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 
@@ -32,8 +32,8 @@ export async function submitJobFile(file: string, root: string): Promise<SubmitR
   if (bytes.length > DEFAULT_MAX_JOB_BYTES) {
     return { ok: false, problem: `${file} is ${bytes.length} bytes, over the ${DEFAULT_MAX_JOB_BYTES}-byte limit`, fix: 'a job names its inputs by path (tool args); do not inline large data' };
   }
-  const decoded = decodeUtf8(bytes);
-  if ('problem' in decoded) return { ok: false, problem: `${file}: ${decoded.problem}`, fix: 'save the job file as UTF-8 (iconv -t UTF-8); a job is JSON text' };
+  const decoded = decodeUtf8Strict(bytes);
+  if ('problem' in decoded) return { ok: false, problem: `${file}: ${decoded.problem}`, fix: UTF8_FIX };
   try {
     const job = parseJob(JSON.parse(decoded.text), file);
     const unknown = unknownNames(root, job);

@@ -13,7 +13,10 @@
  *
  * The worker's pid and identity are kept in `sessions/.daemon/worker`; a new
  * daemon kills a worker that survived its predecessor before starting its
- * own, so two processes never append to one ledger.
+ * own, so two processes never append to one ledger (a zombie — exited,
+ * not reaped — is not a survivor). A worker that must be killed (forced
+ * shutdown, a hung exit) is killed with its whole process tree: the running
+ * step's tool and everything it started (proc-tree.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
+import { killTree, sweepWorkDirs } from './proc-tree.js';
 import { KEEP_LAST_GOOD, type FromWorker, type RunOutcome, type StepProgress, type ToWorker } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
@@ -180,9 +184,12 @@ export class WorkerHost {
     await this.release('daemon stopping');
   }
 
-  /** Kill the worker now (a forced stop). */
+  /** Kill the worker now, with the tools it runs and everything they started (a forced stop). */
   kill(): void {
-    this.live?.child.kill('SIGKILL');
+    const pid = this.live?.child.pid;
+    if (pid === undefined) return;
+    const killed = killTree(pid);
+    this.opts.log.warn({ event: 'worker_killed', worker: pid, processes: killed.length }, `killed session worker ${pid} and ${killed.length - 1} process(es) of its running step`);
   }
 
   private cancelIdle(): void {
@@ -196,7 +203,9 @@ export class WorkerHost {
     if (!live) return;
     live.exiting = true;
     this.post(live, { t: 'exit' });
-    const timer = setTimeout(() => live.child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      if (live.child.pid !== undefined) killTree(live.child.pid);
+    }, EXIT_TIMEOUT_MS);
     const how = await live.exited;
     clearTimeout(timer);
     this.opts.log.info({ event: 'worker_stopped', worker: live.child.pid, why, how }, `session worker ${live.child.pid} stopped (${why})`);
@@ -248,9 +257,10 @@ export class WorkerHost {
     }
   }
 
-  /** The worker exited: fail whatever it still owed. */
+  /** The worker exited: fail whatever it still owed, and stop the tools it left running. */
   private onExit(live: Live, how: string): void {
     if (this.live === live) this.live = null;
+    this.sweep(`worker ${live.child.pid} exited (${how})`);
     rmSync(this.opts.pidFile, { force: true });
     this.onChange(null);
     const owed = [...this.runs].filter(([, p]) => p.live === live);
@@ -318,8 +328,19 @@ export class WorkerHost {
     this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;
   }
-  /** Kill a worker left behind by a previous daemon on this root (it must not touch a ledger we resume). */
+  /** Kill tool runs of this root that no worker owns any more (called only while none runs). */
+  private sweep(why: string): void {
+    const killed = sweepWorkDirs(this.opts.root);
+    if (killed.length > 0) this.opts.log.warn({ event: 'orphans_killed', processes: killed, why }, `killed ${killed.length} process(es) of a step no worker owns any more (${why})`);
+  }
+
+  /** Kill a worker left behind by a previous daemon on this root (it must not touch a ledger we resume), and any tool it left. */
   private async killSurvivor(): Promise<void> {
+    await this.killSurvivorWorker();
+    this.sweep('before starting a worker');
+  }
+
+  private async killSurvivorWorker(): Promise<void> {
     let text: string;
     try {
       text = readFileSync(this.opts.pidFile, 'utf8');
@@ -329,12 +350,8 @@ export class WorkerHost {
     const [pidLine = '', identity = ''] = text.split('\n');
     const pid = Number(pidLine);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !stillRunning(pid, identity || undefined)) return;
-    this.opts.log.warn({ event: 'worker_survivor', worker: pid }, `a session worker of a previous daemon (pid ${pid}) still runs; killing it before starting a new one`);
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      return;
-    }
+    this.opts.log.warn({ event: 'worker_survivor', worker: pid }, `a session worker of a previous daemon (pid ${pid}) still runs; killing it and its step's processes before starting a new one`);
+    killTree(pid);
     for (let i = 0; i < 200 && stillRunning(pid, identity || undefined); i++) await sleep(10);
   }
 }

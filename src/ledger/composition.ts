@@ -7,12 +7,12 @@
  * `composition.json`; `pico composition` prints it; replay refuses a session
  * whose composition differs from the current one unless asked for the diff.
  */
-import { existsSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../durable-file.js';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedRoot } from '../registry/load.js';
-import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
+import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MEASUREMENT_WINDOW, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
 import { canonicalJson, digestBytes, digestOf } from './canonical.js';
 
 export const COMPOSITION_FILE = 'composition.json';
@@ -53,6 +53,11 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     const exe = p.command[0]!;
     const path = isAbsolute(exe) ? exe : join(loaded.root, exe);
     shell[`shell:${p.id}`] = existsSync(path) && exe.includes('/') ? digestBytes(readFileSync(path)) : `command:${exe}`;
+    // a script handed to an interpreter (["python3", "providers/x.py"]) is the program too
+    p.command.slice(1).forEach((arg, i) => {
+      const file = programFile(loaded.root, arg);
+      if (file) shell[`shell:${p.id}:${i + 1}`] = digestBytes(readFileSync(file));
+    });
   }
   return {
     composition: 'composition@1',
@@ -63,11 +68,22 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     playbooks,
     prompts,
     policy: {
-      settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS },
+      settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS, measurement_window: MEASUREMENT_WINDOW },
       code,
     },
     provider_code: { ...providerCode, ...shell },
   };
+}
+
+/** The file an argv element names (it has a `/` and is a regular file, relative to the root), or null. */
+export function programFile(root: string, arg: string): string | null {
+  if (!arg.includes('/') || arg.includes('{')) return null;
+  const path = isAbsolute(arg) ? arg : join(root, arg);
+  try {
+    return statSync(path).isFile() ? path : null;
+  } catch {
+    return null;
+  }
 }
 
 export function compositionHash(c: Composition): string {

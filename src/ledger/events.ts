@@ -53,6 +53,10 @@ export const measurementSchema = z.strictObject({
   p50_ms: z.number().nonnegative().nullable(),
   p90_ms: z.number().nonnegative().nullable(),
   source: z.enum(['measured', 'manifest', 'none']),
+  /** the provider identity (manifest + program + prompt digest) whose observations were read */
+  identity: z.string().nullable().optional(),
+  /** the window read: the newest `last_n` observations, none before `since` */
+  window: z.strictObject({ last_n: z.number().int().positive(), since: z.string() }).optional(),
 });
 export type Measurement = z.infer<typeof measurementSchema>;
 

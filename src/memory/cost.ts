@@ -7,12 +7,32 @@
  * manifest and says so (one slow call is not a trend); callers charge p90,
  * not the mean (the tail breaks budgets); a failed call consumed its time, so
  * it counts. It also gives the policy its per-job measurements (pass rate
- * from `v_provider_health`, cost from here). It never writes anything.
+ * from facts against ladder failures, cost from here) through a window:
+ * only the calls of the provider's current identity (see
+ * `provider-identity.ts`), the newest `last_n`, none older than
+ * `max_age_days` — so a fixed provider starts fresh and a slow spell ages
+ * out. `estimate()` without a window reads the whole history (for people:
+ * `pico cost`). It never writes anything.
  */
 import { PROVIDER_FAULT_KINDS } from './views.js';
 import type Database from 'better-sqlite3';
 import type { Measurement } from '../ledger/events.js';
 import { readManifestCosts, type DeclaredCost } from './manifest-cost.js';
+import { MEASUREMENT_WINDOW } from '../runtime/settings.js';
+
+/** Which observations count: one identity's (or any, when null), the newest `lastN`, none before `since`. */
+export interface Scope {
+  digest: string | null;
+  since: string | null;
+  lastN: number;
+}
+
+/** What the policy snapshot reads: provider id -> identity digest, and the window as of `now`. */
+export interface SnapshotOptions {
+  digests?: Readonly<Record<string, string>>;
+  now?: number;
+  window?: { last_n: number; max_age_days: number };
+}
 
 /** Fewer measured calls than this and the manifest's declared cost is used instead. */
 export const MIN_OBSERVATIONS = 5;
@@ -47,7 +67,7 @@ export class CostModel {
   readonly problems: string[];
   private readonly count: Database.Statement;
   private readonly rank: Database.Statement;
-  private readonly health: Database.Statement;
+  private readonly scoped = new Map<string, Database.Statement>();
 
   /** `manifestsDir` is manifests/providers; it is read once, here. */
   constructor(private readonly db: Database.Database, manifestsDir: string) {
@@ -59,12 +79,15 @@ export class CostModel {
     const who = `(provider = @p OR (provider > @p || '@' AND provider < @p || '@~')) AND schema IS @s`;
     this.count = db.prepare(`SELECT COUNT(*) AS n FROM provider_call WHERE ${who}`);
     this.rank = db.prepare(`SELECT duration_ms FROM provider_call WHERE ${who} ORDER BY duration_ms LIMIT 1 OFFSET @k`);
-    this.health = db.prepare(`SELECT (SELECT COUNT(*) FROM fact WHERE ${who}) AS ok,
-      (SELECT COUNT(*) FROM failure WHERE ${who} AND kind IN (${PROVIDER_FAULT_KINDS.map((k) => `'${k}'`).join(', ')})) AS failed`);
   }
 
   /** p50/p90 for a provider and schema; measured from five calls up, else the manifest's, else none. */
-  estimate(provider: string, schema: string | null): Estimate {
+  estimate(provider: string, schema: string | null, scope?: Scope): Estimate {
+    if (scope) {
+      const ms = (this.window('call', scope).all(this.args(provider, schema, scope)) as { v: number }[]).map((r) => r.v).sort((a, b) => a - b);
+      const at = (q: number) => ms[Math.max(0, Math.ceil((ms.length * q) / 100) - 1)]!;
+      return this.fromRow(provider, schema, ms.length > 0 ? { provider, schema, n: ms.length, p50_ms: at(50), p90_ms: at(90) } : undefined);
+    }
     const n = (this.count.get({ p: provider, s: schema }) as { n: number }).n;
     // nearest rank, as in v_cost: the smallest value with at least q% of the calls at or below it
     const at = (q: number) => (this.rank.get({ p: provider, s: schema, k: Math.max(0, Math.ceil((n * q) / 100) - 1) }) as { duration_ms: number }).duration_ms;
@@ -129,20 +152,58 @@ export class CostModel {
     return out;
   }
 
-  /** What the policy snapshots once per job: provider -> schema -> measurement. */
-  measurementsFor(providerIds: readonly string[], schemaIds: readonly string[]): Record<string, Record<string, Measurement>> {
+  /** Pass rate over the window: committed facts against ladder failures, newest `lastN` of them. */
+  passRate(provider: string, schema: string | null, scope: Scope): { pass_rate: number | null; n: number } {
+    const oks = (this.window('health', scope).all(this.args(provider, schema, scope)) as { v: number }[]).map((r) => r.v);
+    return { pass_rate: oks.length > 0 ? oks.filter((v) => v === 1).length / oks.length : null, n: oks.length };
+  }
+
+  /**
+   * What the policy snapshots once per job: provider -> schema -> measurement, each saying
+   * which identity and window it was read from, so the ledger records what the run saw.
+   */
+  measurementsFor(providerIds: readonly string[], schemaIds: readonly string[], opts: SnapshotOptions = {}): Record<string, Record<string, Measurement>> {
+    const w = opts.window ?? MEASUREMENT_WINDOW;
+    const since = new Date((opts.now ?? Date.now()) - w.max_age_days * 86_400_000).toISOString();
     const out: Record<string, Record<string, Measurement>> = {};
     for (const p of providerIds) {
       const bySchema: Record<string, Measurement> = {};
+      const digest = opts.digests?.[p] ?? null;
+      const scope: Scope = { digest, since, lastN: w.last_n };
       for (const s of schemaIds) {
-        const h = this.health.get({ p, s }) as { ok: number; failed: number };
-        const n = h.ok + h.failed;
-        const e = this.estimate(p, s);
-        bySchema[s] = { pass_rate: n > 0 ? h.ok / n : null, n, p50_ms: e.p50_ms, p90_ms: e.p90_ms, source: e.source };
+        const h = this.passRate(p, s, scope);
+        const e = this.estimate(p, s, scope);
+        bySchema[s] = { pass_rate: h.pass_rate, n: h.n, p50_ms: e.p50_ms, p90_ms: e.p90_ms, source: e.source, identity: digest, window: { last_n: w.last_n, since } };
       }
       out[p] = bySchema;
     }
     return out;
+  }
+
+  /** Named parameters of a windowed query. */
+  private args(provider: string, schema: string | null, scope: Scope): Record<string, unknown> {
+    return { p: provider, s: schema, d: scope.digest, since: scope.since, n: scope.lastN };
+  }
+
+  /** The newest observations in a scope, as `v` (a duration, or 1/0 for passed/failed), prepared once per shape. */
+  private window(what: 'call' | 'health', scope: Scope): Database.Statement {
+    const key = `${what}:${scope.digest !== null}:${scope.since !== null}`;
+    let st = this.scoped.get(key);
+    if (st) return st;
+    // with an identity the digest alone names the provider (the manifest it hashes holds the id)
+    const who = (time: string) => [
+      scope.digest !== null ? 'digest = @d' : `(provider = @p OR (provider > @p || '@' AND provider < @p || '@~'))`,
+      'schema IS @s', ...(scope.since !== null ? [`${time} >= @since`] : []),
+    ].join(' AND ');
+    const faults = PROVIDER_FAULT_KINDS.map((k) => `'${k}'`).join(', ');
+    const sql = what === 'call'
+      ? `SELECT duration_ms AS v FROM provider_call WHERE ${who('t')} ORDER BY t DESC, seq DESC LIMIT @n`
+      : `SELECT v FROM (SELECT observed_at AS at, 1 AS v FROM fact WHERE ${who('observed_at')}
+           UNION ALL SELECT t AS at, 0 AS v FROM failure WHERE ${who('t')} AND kind IN (${faults}))
+         ORDER BY at DESC LIMIT @n`;
+    st = this.db.prepare(sql);
+    this.scoped.set(key, st);
+    return st;
   }
 
   /** Measurements with no database at all: declared costs only, no pass rates. */

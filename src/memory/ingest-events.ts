@@ -10,7 +10,7 @@
 import { FAILURE_KIND } from '../ledger/events.js';
 import { TRUST_LEVELS, weakest, type Trust } from '../trust.js';
 import type { IngestResult } from './ingest.js';
-import type { EpisodeRow, Event, IngestStatements, StepInfo } from './ingest-sql.js';
+import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
 import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
@@ -25,6 +25,7 @@ const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<str
 /** Turn a session's new events into rows, then refresh its episode and resolutions. */
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
+  identity: IdentityOf = () => null,
 ): void {
   const ledger = ledgerCitePath(session);
   let ep = s.episode.get(session) as EpisodeRow | undefined;
@@ -56,6 +57,7 @@ export function applyEvents(
         signature: normaliseDetail(detail), detail,
         detail_trust: weakest(known, 'T1'),
         attempt: Number.isInteger(e.attempt) ? e.attempt : 0,
+        digest: identity(ep.composition, str(e.provider)),
       });
       result.failures += r.changes;
       if (kind === 'capability_gap') ep.gap_count += r.changes;
@@ -73,6 +75,7 @@ export function applyEvents(
           session, seq: e.seq, ledger, step, provider: str(e.provider),
           capability: str(e.capability) ?? info?.capability ?? null, schema, trust, subject, observed_at: t, valid_until: str(e.valid_until),
           confidence: num(e.confidence), payload: JSON.stringify(e.fact ?? null),
+          digest: identity(ep.composition, str(e.provider)),
         });
         if (r.changes === 0) break;
         const id = Number(r.lastInsertRowid);
@@ -98,7 +101,7 @@ export function applyEvents(
         if (provider === null || ms === null) break;
         s.call.run(session, e.seq, step, provider, str(e.capability), str(e.schema) ?? info?.schema ?? null,
           ms, str(e.outcome) ?? 'ok', Number.isInteger(e.attempt) ? e.attempt : null,
-          typeof e.model_call === 'boolean' ? Number(e.model_call) : null);
+          typeof e.model_call === 'boolean' ? Number(e.model_call) : null, t, identity(ep.composition, provider));
         break;
       }
       case 'composition':

@@ -36,6 +36,8 @@ export interface LedgerRow {
   steps: string;
 }
 export type Event = Record<string, unknown> & { type: string; seq: number };
+/** The identity digest of a recorded provider under a composition hash (null when unknown). */
+export type IdentityOf = (composition: string | null, provider: string | null) => string | null;
 
 
 /** Prepare every statement ingest runs. */
@@ -55,18 +57,18 @@ export function prepareIngest(db: Database.Database) {
     fact_count = @fact_count, failure_count = @failure_count, gap_count = @gap_count WHERE id = @id`),
     episodeFts: p('INSERT INTO episode_fts (rowid, goal) VALUES (?, ?)'),
     fact: p(`INSERT OR IGNORE INTO fact (session, seq, ledger, step, provider, capability, schema, trust,
-    subject, observed_at, valid_until, confidence, payload)
+    subject, observed_at, valid_until, confidence, payload, digest)
     VALUES (@session, @seq, @ledger, @step, @provider, @capability, @schema, @trust,
-    @subject, @observed_at, @valid_until, @confidence, @payload)`),
+    @subject, @observed_at, @valid_until, @confidence, @payload, @digest)`),
     field: p('INSERT INTO fact_field (fact_id, ord, key, num, txt) VALUES (?, ?, ?, ?, ?)'),
     factFts: p('INSERT INTO fact_fts (rowid, body, tier) VALUES (?, ?, ?)'),
     failure: p(`INSERT OR IGNORE INTO failure (session, seq, ledger, t, type, kind, step, capability, tool,
-    provider, schema, signature, detail, detail_trust, attempt)
+    provider, schema, signature, detail, detail_trust, attempt, digest)
     VALUES (@session, @seq, @ledger, @t, @type, @kind, @step, @capability, @tool,
-    @provider, @schema, @signature, @detail, @detail_trust, @attempt)`),
+    @provider, @schema, @signature, @detail, @detail_trust, @attempt, @digest)`),
     control: p('INSERT OR IGNORE INTO control_event (session, seq, type, step, target, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
     call: p(`INSERT OR IGNORE INTO provider_call (session, seq, step, provider, capability, schema,
-    duration_ms, outcome, attempt, model_call) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    duration_ms, outcome, attempt, model_call, t, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     sessionFailures: p('SELECT id, seq, step, provider, resolution, resolved_by FROM failure WHERE session = ?'),
     sessionFacts: p('SELECT seq, step, provider FROM fact WHERE session = ?'),
     sessionControls: p('SELECT seq, type, step, target, outcome FROM control_event WHERE session = ?'),

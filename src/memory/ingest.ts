@@ -22,10 +22,12 @@
  * foreign ledgers takes the fields it needs.
  */
 import type Database from 'better-sqlite3';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { COMPOSITION_FILE, compositionHash, type Composition } from '../ledger/composition.js';
 import { applyEvents } from './ingest-events.js';
-import { prepareIngest, type Event, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
+import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
+import { manifestIdOf, providerDigests } from './provider-identity.js';
 import { readLedger, ledgerSize } from './ledger-reader.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
 
@@ -58,6 +60,8 @@ const BATCH = 500;
 /** Ingest over one connection; its prepared statements are reused for every session. */
 export class Ingestor {
   private readonly s: IngestStatements;
+  /** composition hash -> provider id -> identity digest; compositions are few and never change */
+  private readonly digests = new Map<string, Record<string, string>>();
 
   constructor(private readonly db: Database.Database) {
     this.s = prepareIngest(db);
@@ -127,7 +131,7 @@ export class Ingestor {
       result.skipped += chunk.skipped;
       result.events = fresh.length;
       const steps = new Map(Object.entries(JSON.parse(from.steps) as Record<string, StepInfo>));
-      applyEvents(this.s, session, fresh, steps, result);
+      applyEvents(this.s, session, fresh, steps, result, this.identityIn(sessionDir));
       this.s.saveLedger.run({
         session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
         events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),
@@ -138,6 +142,31 @@ export class Ingestor {
     if (this.db.inTransaction) write();
     else this.db.transaction(write)();
     return result;
+  }
+
+  /**
+   * Provider identities under the composition a session's ledger cites, from the composition
+   * document beside it. A document that is missing, unreadable or does not hash to the cited
+   * composition gives no identity (its calls then count for no provider's current identity).
+   */
+  private identityIn(sessionDir: string): IdentityOf {
+    let tried = false;
+    return (hash, provider) => {
+      if (hash === null || provider === null) return null;
+      let table = this.digests.get(hash);
+      if (!table && !tried) {
+        tried = true;
+        try {
+          const doc = JSON.parse(readFileSync(join(sessionDir, COMPOSITION_FILE), 'utf8')) as Composition;
+          if (compositionHash(doc) === hash) this.digests.set(hash, (table = providerDigests(doc)));
+        } catch {
+          // no document (a foreign or trimmed session): no identity
+        }
+      }
+      if (!table) return null;
+      const id = manifestIdOf(provider, Object.keys(table));
+      return id === null ? null : table[id]!;
+    };
   }
 
   /** Remove every row a session contributed. */

@@ -11,7 +11,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from '../ledger/events.js';
-import { CostModel } from './cost.js';
+import { CostModel, type SnapshotOptions } from './cost.js';
 import type { IngestResult } from './ingest.js';
 import { MemoryIndex } from './memory-index.js';
 import { dbPathFor, providerManifestsDirFor, sessionsDirFor } from './paths.js';
@@ -19,13 +19,13 @@ import { dbPathFor, providerManifestsDirFor, sessionsDirFor } from './paths.js';
 export type Measurements = Record<string, Record<string, Measurement>>;
 
 /** provider -> schema -> measurement for the policy; never creates or writes a file. */
-export function readMeasurements(root: string, providerIds: readonly string[], schemaIds: readonly string[]): Measurements {
-  return readMeasurementsAt(dbPathFor(root), providerManifestsDirFor(root), providerIds, schemaIds);
+export function readMeasurements(root: string, providerIds: readonly string[], schemaIds: readonly string[], opts: SnapshotOptions = {}): Measurements {
+  return readMeasurementsAt(dbPathFor(root), providerManifestsDirFor(root), providerIds, schemaIds, opts);
 }
 
 /** The same, given the database path and manifests/providers folder (for callers that know both). */
 export function readMeasurementsAt(
-  dbPath: string, manifestsDir: string, providerIds: readonly string[], schemaIds: readonly string[],
+  dbPath: string, manifestsDir: string, providerIds: readonly string[], schemaIds: readonly string[], opts: SnapshotOptions = {},
 ): Measurements {
   if (!existsSync(dbPath)) return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
   let ix: MemoryIndex;
@@ -36,7 +36,7 @@ export function readMeasurementsAt(
     return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
   }
   try {
-    return ix.cost(manifestsDir).measurementsFor(providerIds, schemaIds);
+    return ix.cost(manifestsDir).measurementsFor(providerIds, schemaIds, opts);
   } finally {
     ix.close();
   }
@@ -59,7 +59,8 @@ export function ingestAfterJob(root: string, sessionId: string): IngestResult {
  * answer for a set of providers and schemas is kept until the database
  * changes (SQLite's data_version moves when any connection commits, such as
  * the ingest between jobs), so a job costs one pragma rather than queries
- * that grow with the history. `forget()` drops the cached manifest costs
+ * that grow with the history; and for at most a minute, since the window's
+ * age limit moves with the clock. `forget()` drops the cached manifest costs
  * and answers after the manifests change.
  */
 export class MeasurementReader {
@@ -70,10 +71,13 @@ export class MeasurementReader {
 
   constructor(private readonly root: string) {}
 
-  read(providerIds: readonly string[], schemaIds: readonly string[]): Measurements {
+  read(providerIds: readonly string[], schemaIds: readonly string[], opts: SnapshotOptions = {}): Measurements {
     const db = dbPathFor(this.root);
     const manifests = providerManifestsDirFor(this.root);
-    const key = `${providerIds.join('\u0000')}\u0001${schemaIds.join('\u0000')}`;
+    // the window's age limit at a minute's grain: answers within one minute may be shared
+    const now = Math.floor((opts.now ?? Date.now()) / 60_000) * 60_000;
+    const digests = providerIds.map((p) => opts.digests?.[p] ?? '');
+    const key = `${providerIds.join('\u0000')}\u0001${schemaIds.join('\u0000')}\u0001${digests.join('\u0000')}\u0001${now}`;
     let ino: number | null = null;
     try {
       ino = statSync(db).ino;
@@ -92,7 +96,7 @@ export class MeasurementReader {
       this.ino = ino;
     }
     const version = this.ix!.db.pragma('data_version', { simple: true }) as number;
-    return this.keep(key, version, () => (this.model ??= this.ix!.cost(manifests)).measurementsFor(providerIds, schemaIds));
+    return this.keep(key, version, () => (this.model ??= this.ix!.cost(manifests)).measurementsFor(providerIds, schemaIds, { ...opts, now }));
   }
 
   /** The kept answer for `key` while the database is at `version`, else a fresh one. */

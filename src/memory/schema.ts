@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { VIEWS_SQL, VIEW_NAMES } from './views.js';
 
 /** Bump when a table changes shape; an older database is then rebuilt, never migrated. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The closed failure taxonomy of design §6. */
 export const FAILURE_KINDS = [
@@ -51,9 +51,11 @@ CREATE TABLE fact (
   trust TEXT NOT NULL CHECK (trust IN ('T0', 'T1', 'T2')),
   subject TEXT, observed_at TEXT, valid_until TEXT, confidence REAL,
   payload TEXT NOT NULL,
+  digest TEXT,
   UNIQUE (session, seq)
 );
 CREATE INDEX fact_by_provider ON fact (provider, schema);
+CREATE INDEX fact_by_identity ON fact (digest, schema, observed_at);
 
 -- typed scalar projection: one row per scalar leaf, key = dotted path (array items share
 -- the key); the num index is partial, so fieldRange queries say "num IS NOT NULL"
@@ -80,11 +82,13 @@ CREATE TABLE failure (
   attempt INTEGER NOT NULL,
   resolution TEXT CHECK (resolution IS NULL OR resolution IN (${list(RESOLUTIONS)})),
   resolved_by TEXT,
+  digest TEXT,
   UNIQUE (session, seq)
 );
 CREATE INDEX failure_by_kind ON failure (kind, signature);
 CREATE INDEX failure_by_capability ON failure (capability, kind);
 CREATE INDEX failure_by_provider ON failure (provider, schema);
+CREATE INDEX failure_by_identity ON failure (digest, schema, t);
 
 -- the events that resolve failures: escalated, plan_created, declined, answer_sent
 CREATE TABLE control_event (
@@ -96,9 +100,12 @@ CREATE TABLE provider_call (
   session TEXT NOT NULL, seq INTEGER NOT NULL,
   step TEXT, provider TEXT NOT NULL, capability TEXT, schema TEXT,
   duration_ms REAL NOT NULL, outcome TEXT NOT NULL, attempt INTEGER, model_call INTEGER,
+  t TEXT, digest TEXT,
   PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 CREATE INDEX provider_call_by_cost ON provider_call (provider, schema, duration_ms);
+-- the policy's window: one identity's calls, newest first
+CREATE INDEX provider_call_by_identity ON provider_call (digest, schema, t);
 `;
 
 /** Tables a session contributes rows to, keyed by the `session` column. */

@@ -7,7 +7,8 @@
  * internal error, after the job was accepted. These limits turn each of
  * those into a plain refusal at the door, naming the field. The walk is
  * iterative, so a 100,000-level document cannot overflow the check itself.
- * This module knows nothing of steps or tools (job.ts, job-check.ts).
+ * This module knows nothing of steps or tools (job.ts, job-check.ts), nor of
+ * bytes: a job file is checked as UTF-8 before it is parsed (src/utf8.ts).
  */
 
 /** Nesting levels a job document may have (the job object is level 1; args sit at level 4). */
@@ -44,26 +45,4 @@ export function jobShapeProblem(value: unknown): string | null {
     }
   }
   return null;
-}
-
-/** Decode bytes as UTF-8, or say where they stop being UTF-8 (never quoting them). */
-export function decodeUtf8(bytes: Uint8Array): { text: string } | { problem: string } {
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
-  } catch {
-    // the longest prefix that decodes, by bisection (cheap: jobs are small)
-    const dec = new TextDecoder('utf-8', { fatal: true });
-    let lo = 0;
-    let hi = bytes.length;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      try {
-        dec.decode(bytes.subarray(0, mid));
-        lo = mid;
-      } catch {
-        hi = mid - 1;
-      }
-    }
-    return { problem: `the file is not UTF-8 text (the first bad byte is near offset ${lo})` };
-  }
 }

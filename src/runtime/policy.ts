@@ -48,9 +48,13 @@ export function inputLimit(p: ProviderManifest, isModel: boolean): number {
   return isModel ? Math.min(p.max_input_bytes, BREAKERS.max_bytes_to_model) : p.max_input_bytes;
 }
 
-/** The p90 cost this policy charges for a provider: measured when there is enough, else the manifest's. */
+/**
+ * The p90 cost this policy charges for a provider: measured when the cost model had enough calls
+ * (`source: 'measured'` — calls, not pass-rate observations: a call that timed out has no ladder
+ * outcome but consumed its time), else the manifest's.
+ */
 export function chargedP90(p: ProviderManifest, m: Measurement | undefined): number | null {
-  if (m && m.n >= MIN_OBSERVATIONS && m.p90_ms !== null) return m.p90_ms;
+  if (m && m.source === 'measured' && m.p90_ms !== null) return m.p90_ms;
   return p.cost?.p90_ms ?? null;
 }
 

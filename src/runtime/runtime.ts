@@ -10,7 +10,7 @@
  * last good set stays in force and the error (file, key, fix) is logged.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { createAdapters, disposeAdapters, type Adapters } from '../adapters/index.js';
@@ -22,6 +22,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
 import { readPlannerMemory } from '../memory/planner-memory.js';
+import { providerDigests } from '../memory/provider-identity.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
@@ -90,6 +91,8 @@ export class Runtime {
   private composition!: Composition;
   private playbooks: Playbook[] = [];
   private compositionText!: string;
+  /** provider id -> identity digest under the current composition: measurements of older identities do not count */
+  private digests: Record<string, string> = {};
   private hash!: string;
   private fingerprint = '';
   private readonly adapters: Adapters;
@@ -106,7 +109,7 @@ export class Runtime {
   /** Measured pass rates and costs from the root's memory index (manifest costs before it exists). */
   private measureFromMemory: Measure = (providers, schemas) => {
     try {
-      return this.measurements.read(providers, schemas);
+      return this.measurements.read(providers, schemas, { digests: this.digests });
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
       return {};
@@ -135,19 +138,20 @@ export class Runtime {
 
   /** Re-read manifests and prompts when their files changed; keep the last good set on error. */
   async refresh(): Promise<void> {
-    if (manifestFingerprint(this.root) === this.fingerprint) return;
+    if (manifestFingerprint(this.root, this.loaded) === this.fingerprint) return;
     try {
       await this.reload();
       this.log.info({ composition: this.hash }, 'manifests reloaded');
     } catch (err) {
-      this.fingerprint = manifestFingerprint(this.root);
+      this.fingerprint = manifestFingerprint(this.root, this.loaded);
       this.log.error({ err: (err as Error).message }, 'manifests changed but do not load; the last good set stays in force until they are fixed');
     }
   }
 
   private async reload(): Promise<void> {
-    const fingerprint = manifestFingerprint(this.root);
     const { loaded, playbooks } = await this.loadManifests();
+    // after the load: the programs it names are part of what a change is noticed in
+    const fingerprint = manifestFingerprint(this.root, loaded);
     const prompts: Record<string, string> = {};
     for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
     const composition = buildComposition(loaded, prompts, providerCodeDigests(), playbooks.documents);
@@ -157,6 +161,7 @@ export class Runtime {
     this.composition = composition;
     this.compositionText = compositionText(composition);
     this.hash = compositionHash(composition);
+    this.digests = providerDigests(composition);
     this.fingerprint = fingerprint;
     this.measurements?.forget();
     if (old) await old.scope.unwind();
@@ -237,16 +242,30 @@ export async function openRuntime(root: string, opts: RuntimeOptions = {}): Prom
   return Runtime.open(root, opts);
 }
 
-/** A cheap fingerprint of the manifest and prompt folders: names, sizes, mtimes. */
-function manifestFingerprint(root: string): string {
+/**
+ * A cheap fingerprint of the manifest and prompt folders and of the shell providers' programs
+ * (names, sizes, mtimes): a fixed script is a new composition, so its measurements start fresh.
+ */
+function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
   const parts: string[] = [];
+  const stamp = (label: string, abs: string) => {
+    try {
+      const st = statSync(abs);
+      parts.push(`${label}:${st.size}:${st.mtimeMs}`);
+    } catch {
+      parts.push(`${label}:missing`);
+    }
+  };
   for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'prompts']) {
     const abs = join(root, dir);
     if (!existsSync(abs)) continue;
-    for (const name of readdirSync(abs).sort()) {
-      const st = statSync(join(abs, name));
-      parts.push(`${dir}/${name}:${st.size}:${st.mtimeMs}`);
-    }
+    for (const name of readdirSync(abs).sort()) stamp(`${dir}/${name}`, join(abs, name));
+  }
+  for (const p of Object.values(loaded?.documents.providers ?? {})) {
+    if (p.kind !== 'shell') continue;
+    p.command.forEach((arg, i) => {
+      if (arg.includes('/') && !arg.includes('{')) stamp(`program:${p.id}:${i}`, isAbsolute(arg) ? arg : join(root, arg));
+    });
   }
   return parts.join('|');
 }

@@ -68,3 +68,10 @@ export const WORLD_SYSTEM_PATHS: readonly string[] = [
   '/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime',
   '/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/etc/ssl/certs', '/etc/ssl/openssl.cnf', '/etc/mime.types',
 ];
+
+/**
+ * Which measurements the policy reads for a provider: only calls of its current identity
+ * (manifest, program and prompt digests), at most the newest `last_n` of them, none older than
+ * `max_age_days` — so a fixed provider starts fresh and an old slow spell ages out.
+ */
+export const MEASUREMENT_WINDOW = { last_n: 50, max_age_days: 14 } as const;

@@ -22,7 +22,7 @@ import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
 import { weakest, type Trust } from '../trust.js';
-import { Budget } from './budget.js';
+import { Budget, clipToBudget, STOP_RESERVE_MS } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
@@ -122,8 +122,10 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
       ledger.append({ type: 'tool_output', step: spec.step, tool: spec.input.label, ...ledger.blobs.keep(spec.input.text), exit_code: null, duration_ms: 0, truncated: false });
       input = spec.input.text;
     } else if (tool) {
+      // The budget is a ceiling: the tool's own limit is cut to what is left of it.
+      const clip = clipToBudget(tool, ctx.budget.wallLeft(spent));
       try {
-        const run = await ctx.runTool(tool, args, spec.step);
+        const run = await ctx.runTool(clip.manifest, args, spec.step);
         // An EXECUTE hook may change the tool's output before it is recorded, never after.
         run.output = phase('EXECUTE', null, run.output) as string;
         ledger.append({
@@ -133,7 +135,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
         });
         input = run.output;
       } catch (err) {
-        if (err instanceof ProviderError) return giveUp(ctx, spec, err.type, `tool ${tool.name}: ${err.message}`, { tool: tool.name, detailTrust: 'T1' });
+        if (err instanceof ProviderError) return giveUp(ctx, spec, err.type, `tool ${tool.name}: ${err.message}${clippedNote(ctx, clip.clippedTo)}`, { tool: tool.name, detailTrust: 'T1' });
         throw err;
       }
     } else {
@@ -225,6 +227,15 @@ async function tryProvider(
       failure('budget_exhausted', `model call budget of ${ctx.budget.limits.model_calls} for this class is spent`, { spent: ctx.budget.spent(), limit: 'model_calls' });
       break;
     }
+    // The budget is a ceiling: no attempt (a retry, an escalation) starts once the wall budget is
+    // spent, and one that starts gets at most what is left. A code provider runs in-process in
+    // milliseconds and has no limit to cut; it may still reduce what a tool already returned.
+    const now = ledger.clock.measured(ledger.nextSeq, 'spent', ctx.budget.spent());
+    if (provider.kind !== 'code' && ctx.budget.wallLeft(now) <= STOP_RESERVE_MS) {
+      failure('budget_exhausted', `the ${ctx.budget.budgetClass} wall budget of ${ctx.budget.limits.wall_ms} ms is spent (${now.wall_ms} ms, less than ${STOP_RESERVE_MS} ms left); no further attempt starts`, { spent: now, limit: 'wall_ms' });
+      break;
+    }
+    const clip = clipToBudget(provider, ctx.budget.wallLeft(now));
     // The visibility invariant: what we send must be exactly what the ledger can rebuild.
     const rebuilt = rebuildView(ledger.all, ledger.blobs, spec.step, from, identity, attempt);
     assertVisible({ input, feedback }, rebuilt, spec.step, provider.id);
@@ -235,7 +246,7 @@ async function tryProvider(
     let response: Awaited<ReturnType<ProviderAdapter['invoke']>> | null = null;
     let fault: ProviderError | null = null;
     try {
-      response = await adapter.invoke(provider, {
+      response = await adapter.invoke(clip.manifest, {
         capability: spec.capability, schemaId: spec.schema, schema: schema.json, input, feedback,
         attempt, root: ctx.root, signal: ac.signal,
       });
@@ -255,7 +266,7 @@ async function tryProvider(
       output_blob: outputBlob, model_call: adapter.isModel,
     });
     if (fault || !response) {
-      failure(fault?.type ?? 'tool_failed', fault?.message ?? 'provider returned nothing', { detail_trust: 'T1' });
+      failure(fault?.type ?? 'tool_failed', `${fault?.message ?? 'provider returned nothing'}${clippedNote(ctx, clip.clippedTo)}`, { detail_trust: 'T1' });
       continue;
     }
     response = phase('REDUCE', provider.id, response) as typeof response;
@@ -306,6 +317,11 @@ function compactForModel(ctx: StepContext, step: string, provider: string, input
     cut: record.cut, failure_lines: record.kind === 'log' ? record.failure_lines : null, json_cuts: record.json_cuts_total,
   });
   return text;
+}
+
+/** Said after a fault when the call's own limit had been cut to the budget. */
+function clippedNote(ctx: StepContext, clippedTo: number | null): string {
+  return clippedTo === null ? '' : ` (its limit was cut to the ${clippedTo} ms left of the ${ctx.budget.budgetClass} budget)`;
 }
 
 /** Record that a step gives up, durably. */

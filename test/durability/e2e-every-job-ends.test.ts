@@ -129,7 +129,7 @@ describe('every accepted job ends', () => {
     const cases: Record<string, RegExp> = {
       'deep.json': /nested deeper than 32 levels/,
       'large.json': /over the 65536-byte limit for one step's arguments/,
-      'latin1.json': /not UTF-8 text/,
+      'latin1.json': /byte offset \d+ \(0xe9\) is not valid UTF-8/,
       'surrogate.json': /lone UTF-16 surrogate/,
       'linked.json': /2 hard links: .*not read/,
       'text.json': /not valid JSON \(the syntax breaks at/,
@@ -172,7 +172,7 @@ describe('every accepted job ends', () => {
       tool: { path: file('tool.json', JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, tool: 'nope' } : s)) })), message: /unknown tool "nope"/ },
       capability: { path: file('cap.json', JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'zzz@1' } : s)) })), message: /unknown capability "zzz@1"/ },
       deep: { path: file('deep.json', withRawArgs(base, deepArgs(5000))), message: /nested deeper/ },
-      latin1: { path: file('latin1.json', Buffer.concat([Buffer.from('{"job":"job@1","goal":"caf'), Buffer.from([0xe9]), Buffer.from('"}')])), message: /not UTF-8/ },
+      latin1: { path: file('latin1.json', Buffer.concat([Buffer.from('{"job":"job@1","goal":"caf'), Buffer.from([0xe9]), Buffer.from('"}')])), message: /byte offset 26 \(0xe9\) is not valid UTF-8/ },
     };
     for (const [name, r] of Object.entries(runs)) {
       const out = pico(['run', r.path, '--root', root]);

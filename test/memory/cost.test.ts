@@ -18,6 +18,10 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
+/** The ledgers these tests write are stamped from 2026-01-01; the window is read as of the next day. */
+const NOW = { now: Date.UTC(2026, 0, 2) };
+const WINDOW = { last_n: 50, since: '2025-12-19T00:00:00.000Z' };
+
 const call = (provider: string, ms: number, outcome = 'ok', schema = 'log_summary@2') => ({
   type: 'provider_called', step: 's1', provider, capability: 'extract@1', schema, duration_ms: ms, outcome,
   attempt: 0, input_sha256: 'x', input_bytes: 1, output_blob: null, model_call: true,
@@ -113,44 +117,44 @@ describe('measurements for the policy snapshot', () => {
     ]);
     const ix = MemoryIndex.open(t.db);
     ix.ingestDir(t.sessions);
-    const m = ix.cost(t.manifests).measurementsFor(['m1', 'm2'], ['log_summary@2', 'other@1']);
+    const m = ix.cost(t.manifests).measurementsFor(['m1', 'm2'], ['log_summary@2', 'other@1'], NOW);
     expect(m).toEqual({
       m1: {
-        'log_summary@2': { pass_rate: 0.75, n: 4, p50_ms: 50, p90_ms: 80, source: 'manifest' },
-        'other@1': { pass_rate: null, n: 0, p50_ms: 50, p90_ms: 80, source: 'manifest' },
+        'log_summary@2': { pass_rate: 0.75, n: 4, p50_ms: 50, p90_ms: 80, source: 'manifest', identity: null, window: WINDOW },
+        'other@1': { pass_rate: null, n: 0, p50_ms: 50, p90_ms: 80, source: 'manifest', identity: null, window: WINDOW },
       },
       m2: {
-        'log_summary@2': { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' },
-        'other@1': { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none' },
+        'log_summary@2': { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none', identity: null, window: WINDOW },
+        'other@1': { pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'none', identity: null, window: WINDOW },
       },
     });
     ix.close();
-    expect(readMeasurements(t.root, ['m1'], ['log_summary@2'])).toEqual({ m1: m.m1 && { 'log_summary@2': m.m1['log_summary@2'] } });
+    expect(readMeasurements(t.root, ['m1'], ['log_summary@2'], NOW)).toEqual({ m1: m.m1 && { 'log_summary@2': m.m1['log_summary@2'] } });
   });
 
   it("the daemon worker's reader keeps an answer until the database changes, then reads the new observations", () => {
     manifest('m1', { p50_ms: 50, p90_ms: 80 });
     const reader = new MeasurementReader(t.root);
     // before any database: the declared cost, kept between jobs as well
-    const declared = reader.read(['m1'], ['log_summary@2']);
+    const declared = reader.read(['m1'], ['log_summary@2'], NOW);
     expect(declared.m1!['log_summary@2']).toMatchObject({ n: 0, p50_ms: 50, source: 'manifest' });
-    expect(reader.read(['m1'], ['log_summary@2'])).toBe(declared);
+    expect(reader.read(['m1'], ['log_summary@2'], NOW)).toBe(declared);
     const ix = MemoryIndex.open(t.db);
     writeSession(t.sessions, 'r1', [call('m1', 10), fact('m1'), call('m1', 10), fact('m1')]);
     ix.ingestDir(t.sessions);
-    const first = reader.read(['m1'], ['log_summary@2']);
+    const first = reader.read(['m1'], ['log_summary@2'], NOW);
     expect(first.m1!['log_summary@2']).toMatchObject({ n: 2, pass_rate: 1, source: 'manifest' });
-    expect(reader.read(['m1'], ['log_summary@2'])).toBe(first); // unchanged database: the kept answer, no queries
+    expect(reader.read(['m1'], ['log_summary@2'], NOW)).toBe(first); // unchanged database: the kept answer, no queries
     // an ingest by another connection (the worker's, between jobs) makes the next read fresh
     writeSession(t.sessions, 'r2', [call('m1', 30), fact('m1'), call('m1', 30), fact('m1'), call('m1', 30), { type: 'grammar_failed', step: 's1', provider: 'm1', capability: 'extract@1', schema: 'log_summary@2', error: 'x', attempt: 0 }]);
     ix.ingestDir(t.sessions);
-    const second = reader.read(['m1'], ['log_summary@2']);
+    const second = reader.read(['m1'], ['log_summary@2'], NOW);
     expect(second).not.toBe(first);
     expect(second.m1!['log_summary@2']).toMatchObject({ n: 5, pass_rate: 0.8, p50_ms: 30, source: 'measured' });
     // the manifests changed: declared costs are read again
     manifest('m1', { p50_ms: 5, p90_ms: 8 });
     reader.forget();
-    expect(reader.read(['m1'], ['other@1']).m1!['other@1']).toMatchObject({ n: 0, p50_ms: 5, source: 'manifest' });
+    expect(reader.read(['m1'], ['other@1'], NOW).m1!['other@1']).toMatchObject({ n: 0, p50_ms: 5, source: 'manifest' });
     reader.close();
     ix.close();
   });
@@ -168,7 +172,7 @@ describe('measurements for the policy snapshot', () => {
     writeSession(t.sessions, 'job-1', [call('m1', 10), fact('m1')]);
     expect(ingestAfterJob(t.root, 'job-1')).toMatchObject({ status: 'new', facts: 1 });
     expect(readdirSync(join(t.root, 'memory'))).toContain('episodic.db');
-    expect(readMeasurements(t.root, ['m1'], ['log_summary@2']).m1!['log_summary@2']).toMatchObject({ pass_rate: 1, n: 1 });
+    expect(readMeasurements(t.root, ['m1'], ['log_summary@2'], NOW).m1!['log_summary@2']).toMatchObject({ pass_rate: 1, n: 1 });
     expect(CostModel.declaredOnly(t.manifests, [], [])).toEqual({});
   });
 });

@@ -64,7 +64,7 @@ describe('policy', () => {
 
   it('fewer than five observations defer to the manifest', () => {
     const p = provider('p', { cost: { p50_ms: 10, p90_ms: 20 } });
-    const s = select([p], req({ measurements: { p: { 'log_summary@2': m({ pass_rate: 0, n: 3, p90_ms: 99999 }) } } }));
+    const s = select([p], req({ measurements: { p: { 'log_summary@2': m({ pass_rate: 0, n: 3, p90_ms: 99999, source: 'manifest' }) } } }));
     expect(s.candidates.length).toBe(1);
   });
 

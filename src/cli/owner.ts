@@ -1,0 +1,52 @@
+/**
+ * One owner per root: a command that writes into a root runs as the user
+ * who owns it.
+ *
+ * `sudo pico recall` once left memory/episodic.db owned by root, and the
+ * daemon, running as the root's owner, then failed with "attempt to write a
+ * readonly database". Every file a command creates belongs to whoever runs
+ * it, so a command that may write (a session, the memory index and its WAL
+ * files, a manifest, an inbox file) refuses to start as anyone but the owner
+ * of the root (and of its sessions/ and memory/ folders), naming the user to
+ * run as. Read-only commands (status, show, watch, composition, manifests)
+ * are not checked. This module writes nothing and changes no ownership.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from './args.js';
+
+/** The login name of `uid` from /etc/passwd, or null (a dynamic systemd user, say). */
+export function userName(uid: number): string | null {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (name && Number(id) === uid && id !== '') return name;
+    }
+  } catch {
+    // no passwd file: only the number is known
+  }
+  return null;
+}
+
+/** Throw a UsageError unless this process runs as the owner of `root` (and of its state folders). */
+export function assertRootOwner(root: string, command: string, argv: readonly string[]): void {
+  const me = process.getuid?.();
+  if (me === undefined) return; // not POSIX: no owners to keep apart
+  for (const path of [root, join(root, 'sessions'), join(root, 'memory')]) {
+    let uid: number;
+    try {
+      uid = statSync(path).uid;
+    } catch {
+      continue; // missing: the command creates it (as the root's owner) or says what is wrong
+    }
+    if (uid === me) continue;
+    const owner = userName(uid);
+    const self = userName(me) ?? `uid ${me}`;
+    const who = owner ?? `uid ${uid}`;
+    const sudo = owner ?? `'#${uid}'`;
+    throw new UsageError(
+      `${path} belongs to ${who} (uid ${uid}) but this runs as ${self} (uid ${me}); what \`pico ${command}\` writes there would belong to ${self}, ` +
+      `and the daemon, running as ${who}, could no longer write it. Run it as ${who}: sudo -u ${sudo} pico ${[command, ...argv].join(' ')}`,
+    );
+  }
+}
