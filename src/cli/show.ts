@@ -25,7 +25,10 @@ export function describe(e: LedgerEvent): string {
     case 'composition': return `composition ${e.hash.slice(0, 19)} machine ${e.machine.slice(0, 19)}`;
     case 'user_input': return `goal (${e.budget_class}): ${short(e.text)}`;
     case 'policy_snapshot': return `policy snapshot of ${Object.keys(e.measurements).length} provider(s)`;
-    case 'plan_created': return `plan: ${e.steps.map((s) => `${s.step}=${s.tool ?? 'facts'}→${s.capability}/${s.schema}`).join(', ')}`;
+    case 'plan_created': {
+      const by = e.source && e.source !== 'operator' ? ` (${e.replan ? `replan after ${e.replan.after} failed (${e.replan.kind}), ` : ''}${e.source} by ${e.provider ?? '?'}${e.retrieved?.length ? `; retrieved ${e.retrieved.map((r) => r.name).join(', ')}` : ''}${e.prompt_tokens != null ? `; ${e.prompt_tokens} prompt tokens` : ''})` : '';
+      return `plan${by}: ${e.steps.map((s) => `${s.step}=${s.tool ?? 'facts'}→${s.capability}/${s.schema}`).join(', ')}`;
+    }
     case 'step_started': return `${e.step} started: ${e.tool ?? 'facts'} → ${e.capability}/${e.schema} (input trust ${e.trust})`;
     case 'tool_output': return `${e.step} tool ${e.tool}: ${e.bytes} bytes in ${e.duration_ms} ms, exit ${e.exit_code}${e.truncated ? ' (truncated)' : ''}`;
     case 'provider_called': return `${e.step} ${e.provider} attempt ${e.attempt}: ${e.outcome} in ${e.duration_ms} ms`;

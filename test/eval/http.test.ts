@@ -55,6 +55,8 @@ function makeRoot(): string {
   const root = tempDir('pico-eval-http-');
   cpSync(path.join(REPO, 'manifests'), path.join(root, 'manifests'), { recursive: true });
   cpSync(path.join(REPO, 'prompts'), path.join(root, 'prompts'), { recursive: true });
+  // shell providers' scripts are named by their manifests and must exist under the root
+  cpSync(path.join(REPO, 'providers'), path.join(root, 'providers'), { recursive: true, filter: (src) => !src.endsWith('.ts') });
   writeFileSync(path.join(root, 'manifests/providers/local.json'), JSON.stringify({
     manifest: 'provider@1', id: 'local', implements: ['plan@1'], kind: 'http', endpoint: base, model: 'scripted-1b',
     max_input_bytes: 8192, resource: null, cost: null, security: { 'plan@1': { max_trust_in: 'T0', may_emit_control: true } },

@@ -32,6 +32,8 @@ function makeRoot(): { root: string; cases: string } {
   const root = tempDir('pico-eval-stories-');
   cpSync(path.join(REPO, 'manifests'), path.join(root, 'manifests'), { recursive: true });
   cpSync(path.join(REPO, 'prompts'), path.join(root, 'prompts'), { recursive: true });
+  // shell providers' scripts are named by their manifests and must exist under the root
+  cpSync(path.join(REPO, 'providers'), path.join(root, 'providers'), { recursive: true, filter: (src) => !src.endsWith('.ts') });
   writeFileSync(path.join(root, 'manifests/providers/stories.json'), JSON.stringify({
     manifest: 'provider@1', id: 'stories', implements: ['extract@1'], kind: 'gguf', file: STORIES,
     sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d', threads: 1, context_size: 4096, residency: 'cold',
