@@ -12,7 +12,7 @@ import { measureModel } from '../src/adapters/gguf-measure.js';
 import type { BenchRow } from './types.js';
 
 /** Find the shared models folder from the repository root (dist/bench or bench). */
-function storiesPath(): string | null {
+export function storiesPath(): string | null {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 4; i++) {
     const candidate = path.resolve(dir, '../shared/models/stories260K.gguf');

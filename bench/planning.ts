@@ -6,30 +6,20 @@
  * stories260K as a model planner under the plan grammar (skipped with a note
  * when ../shared/models is absent). The median over several goals is shown.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { provisionModel } from '../src/cli/provision.js';
 import { newSessionId } from '../src/ledger/session-id.js';
 import { parseJob } from '../src/runtime/job.js';
 import { initRoot } from '../src/runtime/init.js';
 import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
+import { storiesPath } from './models.js';
 import type { BenchRow } from './types.js';
 
 const PLAYBOOK_GOALS = ['Why is the disk full?', 'Why is the Pi so slow?', 'Are there security updates available?', 'Is the Pi overheating?', 'Give me a quick health check'];
 const MODEL_GOALS = ['How hot is the CPU?', 'Which units failed?', 'Is the network down?', 'What uses the memory?', 'Are there package updates?'];
-
-function storiesPath(): string | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++) {
-    const candidate = path.resolve(dir, '../shared/models/stories260K.gguf');
-    if (existsSync(candidate)) return candidate;
-    dir = path.dirname(dir);
-  }
-  return null;
-}
 
 /** Median ms of planning each goal once (after one warm-up plan). */
 async function timePlans(rt: Runtime, goals: string[], onlyProvider?: string): Promise<number> {
