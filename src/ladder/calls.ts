@@ -35,10 +35,13 @@ export interface RawCall {
 }
 
 export const NAME_KEYS = ['name', 'tool', 'function', 'tool_name', 'function_name', 'func', 'action'];
-export const ARG_KEYS = ['arguments', 'args', 'parameters', 'params', 'input', 'kwargs', 'action_input'];
+export const ARG_KEYS = ['arguments', 'args', 'parameters', 'params', 'input', 'kwargs', 'action_input', 'argument'];
 const LIST_KEYS = ['tool_calls', 'calls', 'function_calls', 'tools'];
+/** keys that wrap one call: OpenAI's legacy `function_call`, `tool_call`, `call` */
+const WRAP_KEYS = ['function_call', 'tool_call', 'call'];
 const FOLDED_LISTS = new Set(LIST_KEYS.map(foldName));
-const ENVELOPE = new Set([...ARG_KEYS, ...NAME_KEYS, ...LIST_KEYS].map(foldName));
+const ENVELOPE = new Set([...ARG_KEYS, ...NAME_KEYS, ...LIST_KEYS, ...WRAP_KEYS].map(foldName));
+const FOLDED_WRAPS = new Set(WRAP_KEYS.map(foldName));
 type Obj = Record<string, unknown>;
 
 /** The calls one read value holds, or null when it holds none (or is not made only of calls). */
@@ -69,6 +72,8 @@ export function callsIn(value: unknown, fixes: Fix[] = [], known: readonly strin
   const listAt = folded.findIndex((k, i) => FOLDED_LISTS.has(k) && Array.isArray(obj[keys[i]!]));
   const listKey = listAt >= 0 ? keys[listAt] : undefined;
   if (listKey) return callsIn(obj[listKey], [...fixes, { rung: 'shape', text: `read the calls from ${listKey}` }], known);
+  const wrapAt = folded.findIndex((k, i) => FOLDED_WRAPS.has(k) && isObject(obj[keys[i]!]));
+  if (wrapAt >= 0 && pickKey(keys, folded, NAME_KEYS) === undefined) return callsIn(obj[keys[wrapAt]!], [...fixes, { rung: 'shape', text: `read the call inside ${keys[wrapAt]}` }], known);
   const nameKey = pickKey(keys, folded, NAME_KEYS);
   if (nameKey !== undefined) {
     const name = obj[nameKey];
@@ -103,6 +108,10 @@ export function namedBefore(found: Found, known: readonly string[]): RawCall | n
 export function rewriteFunctionTags(text: string): string {
   if (!text.includes('<function=')) return text;
   return text.replace(/<function=([\w.-]+)>([\s\S]*?)(?:<\/function>|$)/g, (_, name: string, args: string) => `{"name": ${JSON.stringify(name)}, "arguments": ${args.trim() === '' ? '{}' : args}}`);
+}
+
+function isObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyCall);
 }
 
 /** The first key that names one of `names` (case and separators aside), in the order of `names`. */

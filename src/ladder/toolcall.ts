@@ -193,6 +193,7 @@ function checkCall(raw: RawCall, set: ToolSet): Checked {
   const echo = schemaEcho(named, resolved.spec);
   if (echo) return refuse('schema', 'schema_echo', `${where}: ${echo}; write the values, not the function's schema`, fixes);
   dropEchoedRequired(named, resolved.spec, fixes);
+  dropNullOptionals(named, resolved.spec, fixes);
   const settled = settleAttempt({ value: named, fixes: [], weak: false }, resolved.spec.schema, { keepUnknown: true });
   const all = [...fixes, ...settled.fixes];
   if (!settled.ok) return refuse(settled.kind, 'bad_arguments', settled.error.replace(/^\//, `${where}/`).replace(`${where}/:`, `${where}:`), all);
@@ -251,6 +252,20 @@ function dropEchoedRequired(args: Obj, spec: ToolSpec, fixes: Fix[]): void {
   if (spec.params.includes('required') || !Array.isArray(r) || !r.every((x) => typeof x === 'string' && spec.params.includes(x))) return;
   delete args.required;
   fixes.push({ rung: 'drop', text: 'dropped the echoed schema keyword "required" from the arguments' });
+}
+
+/** `unit=None` for an optional argument means "not given": left out, named — never for a required one, nor where null is allowed. */
+function dropNullOptionals(args: Obj, spec: ToolSpec, fixes: Fix[]): void {
+  const schema = spec.schema.json;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const props = (schema.properties ?? {}) as Record<string, Obj>;
+  for (const [k, v] of Object.entries(args)) {
+    if (v !== null || required.has(k) || !Object.hasOwn(props, k)) continue;
+    const t = props[k]!.type;
+    if (t === 'null' || (Array.isArray(t) && t.includes('null')) || (Array.isArray(props[k]!.enum) && (props[k]!.enum as unknown[]).includes(null))) continue;
+    delete args[k];
+    fixes.push({ rung: 'drop', text: `left out the optional argument ${k}, given as null` });
+  }
 }
 
 function refuse(kind: LadderFailureKind, code: ToolCallFailureCode, error: string, fixes: readonly Fix[]): Extract<ToolCallResult, { ok: false }> {

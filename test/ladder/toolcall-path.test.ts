@@ -190,3 +190,16 @@ describe('tool-call formats of other small models', () => {
     expect(call('functools[{"name": "get_weather", "arguments": {"city": "Oslo"}}]').name).toBe('get_weather');
   });
 });
+
+describe('tool-call envelopes and arguments, more shapes', () => {
+  it("OpenAI's legacy function_call wrapper is read", () => {
+    expect(call('{"function_call": {"name": "get_weather", "arguments": "{\\"city\\": \\"Oslo\\"}"}}').arguments).toEqual({ city: 'Oslo' });
+  });
+
+  it('an optional argument given as None is left out, a required one given as None is refused', () => {
+    const r = call("get_weather(city='Oslo', unit=None)");
+    expect(r.arguments).toEqual({ city: 'Oslo' });
+    expect(r.fixes).toContain('left out the optional argument unit, given as null');
+    expect(refusal('get_weather(city=None)').code).toBe('bad_arguments');
+  });
+});
