@@ -24,7 +24,13 @@ export function settleAttempt(attempt: Attempt, schema: SchemaHandle, opts: Conf
     value = repaired.value;
     fixes = [...fixes, ...repaired.fixes];
     const failure = fitsAt(schema, '', value) ? null : checkValue(schema, value);
-    if (failure) return { ok: false, ...failure, fixes };
+    if (failure) {
+      // output cut off inside a list element: the list without that last, partial element may fit
+      const tail = attempt.fixes.some((f) => f.rung === 'truncate') ? withoutCutTail(attempt.value) : undefined;
+      if (tail === undefined) return { ok: false, ...failure, fixes };
+      const retry = settleAttempt({ ...attempt, value: tail, fixes: attempt.fixes.filter((f) => f.rung !== 'truncate').concat({ rung: 'truncate', text: 'dropped the last list element, cut off at the end' }) }, schema, opts);
+      return retry.ok ? retry : { ok: false, ...failure, fixes };
+    }
   }
   if (features.hasDefaults) {
     const filled = applyDefaults(value, schema);
@@ -38,6 +44,24 @@ export function settleAttempt(attempt: Attempt, schema: SchemaHandle, opts: Conf
   return { ok: true, value, fixes };
 }
 
+
+/**
+ * The value with the last element of its last-opened list removed: where output that was cut off
+ * mid-way stops (the rightmost path). Undefined when no list lies on that path.
+ */
+function withoutCutTail(value: unknown, depth = 0): unknown {
+  if (depth > 64 || value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    const inner = withoutCutTail(value[value.length - 1], depth + 1);
+    return inner !== undefined ? [...value.slice(0, -1), inner] : value.slice(0, -1);
+  }
+  const keys = Object.keys(value);
+  const last = keys[keys.length - 1];
+  if (last === undefined) return undefined;
+  const inner = withoutCutTail((value as Record<string, unknown>)[last], depth + 1);
+  return inner === undefined ? undefined : { ...(value as Record<string, unknown>), [last]: inner };
+}
 
 /** A LadderFail with its level and the fix texts so far. */
 export function fail(kind: LadderFailureKind, error: string, fixes: readonly Fix[]): LadderFail {

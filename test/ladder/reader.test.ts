@@ -185,3 +185,22 @@ describe('confidence follows the fix cost', () => {
     expect(ok('The state is warning, I think.', level).confidence!).toBeLessThan(ok('"warning"', level).confidence!);
   });
 });
+
+describe('more of what small models write', () => {
+  it('a percentage with its sign, a "Yes." and an "N/A" for a nullable field are read as meant', () => {
+    const s = compileSchema({ type: 'object', properties: { pct: { type: 'number' }, ok: { type: 'boolean' }, temp: { type: ['number', 'null'] } } });
+    expect(ok('{"pct": "85%", "ok": "Yes.", "temp": "N/A"}', s).value).toEqual({ pct: 85, ok: true, temp: null });
+  });
+
+  it('output cut off inside the last list element drops that element, not the list', () => {
+    const s = compileSchema({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'integer' }, b: { type: 'string' } } } } } });
+    const r = ok('{"items": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b', s);
+    expect(r.value).toEqual({ items: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }] });
+    expect(r.fixes).toContain('dropped the last list element, cut off at the end');
+  });
+
+  it('a complete list whose last element is wrong is refused, not shortened', () => {
+    const s = compileSchema({ type: 'array', items: { type: 'integer' } });
+    expect(refused('[1, 2, "three"]', s).kind).toBe('schema');
+  });
+});

@@ -32,6 +32,9 @@ export function numberOf(text: string): number | undefined {
   }
   if (/^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(t)) return Number(t.replace(/,/g, ''));
   if (t !== text.trim() && /^[-+]?(?:\d+\.?\d*|\.\d+)$/.test(t)) return Number(t);
+  // a percentage written with its sign: "85%", "12.5 %"
+  const pct = /^([-+]?(?:\d+\.?\d*|\.\d+))\s?%$/.exec(t);
+  if (pct) return Number(pct[1]);
   return undefined;
 }
 

@@ -20,7 +20,7 @@ export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'o
 const NUMERIC = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
-const NULL_WORDS = new Set(['null', 'none', 'nil', '']);
+const NULL_WORDS = new Set(['null', 'none', 'nil', '', 'n/a', 'n.a.', 'not available', 'not applicable']);
 
 /** The JSON type name of a parsed value ("integer" is never returned; see admits). */
 export function jsonTypeOf(value: unknown): Exclude<JsonType, 'integer'> {
@@ -62,7 +62,8 @@ export function coerceTo(value: unknown, type: JsonType): { value: unknown; gues
     case 'boolean': {
       if (from === 'number') return value === 1 ? { value: true } : value === 0 ? { value: false } : undefined;
       if (from !== 'string') return undefined;
-      const word = (value as string).trim().toLowerCase();
+      // "Yes." and "**true**" mean yes and true; the words themselves stay the closed list above
+      const word = (value as string).trim().toLowerCase().replace(/^[*_`"']+|[*_`"'.!]+$/g, '');
       if (word === '') return undefined;
       return TRUE_WORDS.has(word) ? { value: true } : FALSE_WORDS.has(word) ? { value: false } : undefined;
     }
