@@ -15,16 +15,19 @@ import type { CodeProvider } from '../types.js';
 import { extract, type ExtractorName } from '../../src/agent/extractors.js';
 import type { Playbook } from '../../src/agent/playbooks.js';
 
+/** A playbook as the planner's context carries it: only what filling it needs. */
+export type PlaybookTemplate = Pick<Playbook, 'id' | 'slots' | 'steps'>;
+
 export interface PlaybookContext {
   goal: string;
-  playbooks: Playbook[];
+  playbooks: PlaybookTemplate[];
   avoid: string[];
 }
 
 const SLOT = /^\{([a-z][a-z0-9_]*)\}$/;
 
 /** The calls one playbook makes for a goal, or null when a required slot stays empty or a tool is to be avoided. */
-export function instantiate(pb: Playbook, goal: string, avoid: readonly string[]): { name: string; arguments: Record<string, unknown> }[] | null {
+export function instantiate(pb: PlaybookTemplate, goal: string, avoid: readonly string[]): { name: string; arguments: Record<string, unknown> }[] | null {
   if (pb.steps.some((s) => avoid.includes(s.tool))) return null;
   const values: Record<string, string | null> = {};
   for (const [name, slot] of Object.entries(pb.slots)) {

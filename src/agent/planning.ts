@@ -94,7 +94,8 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   // 1. the playbook planner, when a playbook matches
   if (matches.length > 0 && (!only || only.kind === 'code')) {
     const chosen = matches.map((m) => pc.playbooks.find((p) => p.id === m.id)!);
-    const text = JSON.stringify({ goal: pc.goal, playbooks: chosen, avoid });
+    // what the playbook planner needs of each: its id, slots and steps (intent and prose stay out)
+    const text = JSON.stringify({ goal: pc.goal, playbooks: chosen.map((p) => ({ id: p.id, slots: p.slots, steps: p.steps })), avoid });
     const tools = [...new Set(chosen.flatMap((p) => p.steps.map((s) => s.tool)))].map((n) => pc.registry.tool(n));
     const out = await runPlanner(pc, `${base}`, text, 'planner:playbooks', tools, ['code']);
     if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'playbook', prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null });

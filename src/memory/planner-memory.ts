@@ -36,7 +36,8 @@ export function readPlannerMemory(root: string, goal: string): PlannerMemory {
   try {
     const fm = ix.failures();
     const block = fm.promptBlock(fm.avoidance({ limit: 3 }));
-    const known = ix.recallForControl(goal, { limit: 3 }).map((h) => {
+    // earlier plans are not knowledge about the machine: they are left out
+    const known = ix.recallForControl(goal, { limit: 6 }).filter((h) => h.schema !== 'plan@1').slice(0, 3).map((h) => {
       const subject = h.subject !== null && SAFE.test(h.subject) ? ` about ${h.subject}` : '';
       return `- ${h.schema ?? 'a fact'}${subject}, observed ${h.observed_at ?? 'at an unknown time'} (${h.trust})`;
     });
