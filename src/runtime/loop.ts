@@ -239,6 +239,14 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     ledger.commit();
   }
   if (d.planOnly) return { interrupted: true, budget, plan };
+  // a run that stopped between a failed step and its replan (a crash) replans on resume
+  const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step));
+  if (failedAt >= 0 && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    replanned = true;
+    const r = await replan(d, ctx, ledger, plan, failedAt, held, missing);
+    if (r.loop) stopped = r.loop;
+    else if (r.plan) plan = r.plan;
+  }
   for (let i = 0; i < plan.length; i++) {
     const s = plan[i]!;
     if (held.has(s.step) || missing.has(s.step)) continue;
