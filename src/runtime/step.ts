@@ -285,10 +285,12 @@ async function tryProvider(
       failure('validation_failed', problem, { fixes: ladder.fixes, detail_trust: trust });
       continue;
     }
-    // The confidence gate (level 5): below the manifest's floor, escalate before committing.
+    // The confidence gate (level 5): below the manifest's floor nothing is committed; the value goes
+    // back once with the repairs it needed named (a text provider can write it cleanly), then escalates.
     if (provider.confidence_floor !== null && ladder.confidence !== null && ladder.confidence < provider.confidence_floor) {
-      failure('critic_rejected', `confidence ${ladder.confidence.toFixed(2)} is below this provider's floor ${provider.confidence_floor}`, { fixes: ladder.fixes });
-      break;
+      const needed = ladder.fixes.length ? `; it needed these repairs: ${ladder.fixes.slice(0, 4).join('; ')} — answer again with plain JSON that needs none` : '';
+      failure('critic_rejected', `confidence ${ladder.confidence.toFixed(2)} is below this provider's floor ${provider.confidence_floor}${needed}`, { fixes: ladder.fixes });
+      continue;
     }
     const value = phase('COMMIT', provider.id, ladder.value);
     const [ev] = ledger.append({
