@@ -40,6 +40,7 @@ export async function counterfactualReport(rt: Runtime, id: string | null, polic
   const ids = id !== null ? [id] : existsSync(join(rt.root, 'sessions')) ? readdirSync(join(rt.root, 'sessions')).filter(isSessionId).sort() : [];
   const sessions: SessionComparison[] = [];
   const skipped: { session: string; reason: string }[] = [];
+  if (id !== null && !isSessionId(id)) throw new UsageError(`"${id}" is not a session id (like 20260301-142157-0a1b2c3d4e5f); pico status lists the sessions`);
   for (const s of ids) {
     const why = unfit(rt, s);
     if (why && id !== null) throw new UsageError(`session ${s}: ${why}; counterfactual replay reads finished, intact sessions (pico status lists them)`);

@@ -151,8 +151,9 @@ function availableOnly(rt: Runtime): (p: ProviderManifest) => ProviderAdapter {
   return (p) => {
     const adapter = rt.adapterFor(p);
     if (p.kind !== 'gguf' || existsSync(resolveWeightsPath(rt.root, p.file))) return adapter;
+    // nothing is loaded, so there is nothing to release
     return {
-      ...adapter, kind: adapter.kind, isModel: adapter.isModel, identity: (m) => adapter.identity(m),
+      kind: adapter.kind, isModel: adapter.isModel, identity: (m) => adapter.identity(m),
       invoke: async () => { throw new ProviderError('tool_failed', `${UNAVAILABLE}: the weights ${p.file} are not on this machine`); },
     };
   };

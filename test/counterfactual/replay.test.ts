@@ -3,10 +3,9 @@
 // added so that another policy chooses differently. The CLI is the built one (dist/), spawned.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { exampleJob, makeRoot, newSession, put, REPO, script, shellProvider } from '../helpers/root.js';
 
@@ -256,6 +255,54 @@ describe('counterfactual replay', () => {
     const human = pico(root, 'replay', '--all', '--policy', file);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/not correctness/);
+    expect(hashSessions(root)).toEqual(before);
+  }, 120_000);
+
+  it('one session under a policy that picks a local model whose weights are absent: that step is "not available here", not a failure', async () => {
+    const root = makeRoot();
+    put(root, 'manifests/providers/absent-model.json', {
+      manifest: 'provider@1', id: 'absent-model', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'gguf',
+      file: 'models/absent.gguf', sha256: 'a'.repeat(64), max_input_bytes: 8192, resource: null, cost: null,
+      security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } }, confidence_floor: null, escalates_to: [],
+      sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 64 }, prompt: 'extract-log-summary',
+      limits: { timeout_ms: 5000, max_output_bytes: 8192 },
+    });
+    const id = run(root, 'why-is-the-disk-full.json');
+    const file = policy(root, { policy: 'policy@1', exclude: ['log-summary-parser'] });
+    const before = hashSessions(root);
+    const r = pico(root, 'replay', id, '--policy', file, '--json');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    const log = report.sessions[0].steps.find((s: { step: string }) => s.step === 'log');
+    expect(log.original).toMatchObject({ provider: 'log-summary-parser', passed: true });
+    expect(log.replayed).toMatchObject({ passed: null, note: 'not available here', cost_ms: null });
+    expect(log.replayed.provider).toMatch(/^absent-model/);
+    expect(report.totals.replayed).toMatchObject({ steps: 2, passed: 2, pass_rate: 1, unjudged: 1 });
+    expect(report.totals.original).toMatchObject({ steps: 3, passed: 3, unjudged: 0 });
+    const human = pico(root, 'replay', id, '--policy', file);
+    expect(human.stdout).toMatch(/log +log-summary-parser pass \d+ ms +absent-model\S* not available here -/);
+    expect(hashSessions(root)).toEqual(before);
+  }, 60_000);
+
+  it('bad input is a usage error (exit 2) naming the file and the fix, and nothing is written', async () => {
+    const { root, ids } = await mixedRoot();
+    const before = hashSessions(root);
+    const cases: [string[], RegExp][] = [
+      [['replay', '--all', '--policy', policy(root, { policy: 'policy@1', perfer: ['shell'] }, 'typo.json')], /typo\.json: not a valid policy@1: unknown key\(s\) "perfer"/],
+      [['replay', '--all', '--policy', policy(root, { policy: 'policy@1', exclude: ['no-such'] }, 'unknown.json')], /unknown\.json: exclude: "no-such" is not a provider of this root/],
+      [['replay', '--all', '--policy', policy(root, '{"policy": ', 'torn.json')], /torn\.json: not JSON .*a policy file looks like/],
+      [['replay', '--all', '--policy', join(root, 'missing.json')], /missing\.json: cannot read the policy file \(ENOENT\)/],
+      [['replay', '--all'], /--all compares the sessions under another policy: name it with --policy FILE/],
+      [['replay', ids.operator, '--all', '--policy', policy(root, { policy: 'policy@1' })], /name one session, or --all/],
+      [['replay', ids.unfinished, '--policy', policy(root, { policy: 'policy@1' })], /events\.jsonl does not exist; counterfactual replay reads finished, intact sessions/],
+      [['replay', '../x', '--policy', policy(root, { policy: 'policy@1' })], /"\.\.\/x" is not a session id/],
+    ];
+    for (const [args, message] of cases) {
+      const r = pico(root, ...args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/internal error/);
+    }
     expect(hashSessions(root)).toEqual(before);
   }, 120_000);
 });
