@@ -8,7 +8,8 @@
  * Each step goes through the real `runStep` (selection, ladder, retries,
  * escalation) with real providers, into a scratch ledger that is removed
  * afterwards; the original session is only read. The floors judge the
- * measurements of the session's own policy snapshot. A model provider whose
+ * measurements of the session's own policy snapshot, and each step starts
+ * with the budget the original step started with. A model provider whose
  * weights are not on this machine is reported "not available here", not as a
  * failure. A pass is a ladder pass, not correctness — except on schemas with
  * a level-4 check (a cross-check, or extractive spans), which each step names.
@@ -109,7 +110,8 @@ export async function counterfactualSession(rt: Runtime, sessionId: string, poli
         continue;
       }
       const from = ledger.all.length;
-      const outcome = await runStep(ctx, {
+      // the budget as the original step found it, so the cost filter sees what it saw then
+      const outcome = await runStep({ ...ctx, budget: new Budget(job.budget_class, started.spent) }, {
         step: s.step, tool: null, args: {}, capability: s.capability, schema: s.schema,
         from: recorded ? null : s.from,
         ...(recorded ? { input: { text: blobs.read(recorded), trust: started.trust, label: recorded.tool } } : {}),
