@@ -4,7 +4,9 @@
  * when identical; 1 with the first difference (or the composition
  * difference, when the session was recorded under another composition);
  * 1 too, with the damage named, when the session is damaged (pico check);
- * 2 when it has not finished.
+ * 2 when it has not finished. With `--policy FILE` (and `--all` for every
+ * session of the root) it is the counterfactual replay instead: see
+ * replay-policy.ts.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +18,14 @@ import { createLogger } from '../log.js';
 import { reportDamage } from './damage.js';
 import { replaySession } from '../runtime/replay.js';
 import { openRuntime } from '../runtime/runtime.js';
+import { counterfactualReport, describeCounterfactual } from './replay-policy.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
-const USAGE = 'pico replay SESSION [--root DIR] [--json] [--keep]';
+const USAGE = 'pico replay SESSION [--root DIR] [--json] [--keep] | pico replay (SESSION | --all) --policy FILE [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, keep: { type: 'boolean' } }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, keep: { type: 'boolean' }, policy: { type: 'string' }, all: { type: 'boolean' } }, USAGE);
+  if (values.policy !== undefined || values.all) return counterfactual(values, positionals);
   if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
   const id = positionals[0]!;
   const dir = join(daemonPaths(rootOf(values)).sessions, id);
@@ -40,6 +44,20 @@ export async function main(argv: string[]): Promise<number> {
       return `differs at line ${d.line} (original ${r.lines.original} lines, replay ${r.lines.replayed}):\n- ${d.original ?? '(none)'}\n+ ${d.replayed ?? '(none)'}`;
     });
     return r.identical ? EXIT.ok : EXIT.negative;
+  } finally {
+    await rt.close();
+  }
+}
+
+async function counterfactual(values: { root?: string; json?: boolean; keep?: boolean; policy?: string; all?: boolean }, positionals: string[]): Promise<number> {
+  if (values.policy === undefined) throw new UsageError(`--all compares the sessions under another policy: name it with --policy FILE\nusage: ${USAGE}`);
+  if (values.keep) throw new UsageError(`--keep is for the deterministic replay; a counterfactual replay keeps no scratch ledger\nusage: ${USAGE}`);
+  if (values.all ? positionals.length !== 0 : positionals.length !== 1) throw new UsageError(`name one session, or --all for every session of the root\nusage: ${USAGE}`);
+  const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
+  try {
+    const r = await counterfactualReport(rt, values.all ? null : positionals[0]!, values.policy);
+    emit(!!values.json, r, () => describeCounterfactual(r, !!values.all));
+    return EXIT.ok;
   } finally {
     await rt.close();
   }

@@ -11,7 +11,10 @@
  * with its reason, so an empty result becomes a `capability_gap` event that
  * says why. The policy reads only what it is given: measurements come from
  * the session's recorded `policy_snapshot`, never from a live database, so a
- * replay routes exactly as the run did.
+ * replay routes exactly as the run did. A `PolicyOverride` (counterfactual
+ * replay only, src/counterfactual/) may exclude providers, move the floor, cap
+ * the p90 and put preferred providers or kinds first; the live runtime never
+ * passes one.
  */
 import type { Measurement } from '../ledger/events.js';
 import type { CapabilityManifest, ProviderManifest } from '../registry/manifest.js';
@@ -30,11 +33,22 @@ export interface SelectRequest {
   measurements: Record<string, Record<string, Measurement>>;
   /** model-kind providers: the adapter says which kinds are models */
   isModel: (p: ProviderManifest) => boolean;
+  /** another policy to select under (counterfactual replay); absent: the live default */
+  policy?: PolicyOverride;
+}
+
+/** What a `policy@1` file changes about selection; every field optional. */
+export interface PolicyOverride {
+  min_pass_rate?: number;
+  /** provider ids or kinds, first = most preferred; ordering before the default one */
+  prefer?: readonly string[];
+  exclude?: readonly string[];
+  max_p90_ms?: number;
 }
 
 export interface Rejection {
   provider: string;
-  filter: 'implements' | 'size' | 'trust' | 'control' | 'pass_rate' | 'cost';
+  filter: 'implements' | 'excluded' | 'size' | 'trust' | 'control' | 'pass_rate' | 'cost';
   reason: string;
 }
 
@@ -77,6 +91,10 @@ export function select(providers: Iterable<ProviderManifest>, req: SelectRequest
       reject('implements', `implements ${cap.id} but not for schema ${req.schemaId} (only ${p.schemas.join(', ')})`);
       continue;
     }
+    if (req.policy?.exclude?.includes(p.id)) {
+      reject('excluded', 'excluded by the policy file');
+      continue;
+    }
     const limit = inputLimit(p, req.isModel(p));
     if (req.inputBytes > limit) {
       reject('size', `input is ${req.inputBytes} bytes, over its limit of ${limit}`);
@@ -97,8 +115,9 @@ export function select(providers: Iterable<ProviderManifest>, req: SelectRequest
     }
     const m = req.measurements[p.id]?.[req.schemaId];
     const rate = judgedPassRate(p, cap.id, req.schemaId, m);
-    if (rate && rate.pass_rate < MIN_PASS_RATE) {
-      reject('pass_rate', `${rate.what} pass rate ${(rate.pass_rate * 100).toFixed(0)}% over ${rate.n} ${rate.what === 'measured' ? 'calls' : 'eval cases'} is below ${MIN_PASS_RATE * 100}%`);
+    const floor = req.policy?.min_pass_rate ?? MIN_PASS_RATE;
+    if (rate && rate.pass_rate < floor) {
+      reject('pass_rate', `${rate.what} pass rate ${(rate.pass_rate * 100).toFixed(0)}% over ${rate.n} ${rate.what === 'measured' ? 'calls' : 'eval cases'} is below ${floor * 100}%`);
       continue;
     }
     const p90 = chargedP90(p, m);
@@ -106,9 +125,20 @@ export function select(providers: Iterable<ProviderManifest>, req: SelectRequest
       reject('cost', `p90 ${Math.round(p90)} ms does not fit the ${Math.round(req.remainingMs)} ms left`);
       continue;
     }
+    const cap90 = req.policy?.max_p90_ms;
+    if (cap90 !== undefined && p90 !== null && p90 > cap90) {
+      reject('cost', `p90 ${Math.round(p90)} ms is over the policy's max_p90_ms of ${cap90}`);
+      continue;
+    }
     ok.push({ p, p90 });
   }
+  const prefer = req.policy?.prefer ?? [];
+  const rank = (p: ProviderManifest) => {
+    const i = prefer.findIndex((x) => x === p.id || x === p.kind);
+    return i < 0 ? prefer.length : i;
+  };
   ok.sort((a, b) =>
+    rank(a.p) - rank(b.p) ||
     Number(b.p.kind === 'code') - Number(a.p.kind === 'code') ||
     (a.p90 ?? Infinity) - (b.p90 ?? Infinity) ||
     a.p.priority - b.p.priority ||

@@ -47,6 +47,8 @@ export interface StepContext {
   goal: string;
   /** pass rate per provider id for the confidence signal */
   history: (provider: string, schema: string) => number | null;
+  /** select under another policy (counterfactual replay only; the live loop never sets it) */
+  policy?: import('./policy.js').PolicyOverride;
 }
 
 export interface StepSpec {
@@ -149,7 +151,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
     const sel = select(ctx.registry.providers.values(), {
       capability, schemaId: spec.schema, inputTrust: trust, inputBytes,
       remainingMs: Math.max(0, ctx.budget.limits.wall_ms - spent.wall_ms),
-      measurements: ctx.measurements, isModel: (p) => ctx.adapterFor(p).isModel,
+      measurements: ctx.measurements, isModel: (p) => ctx.adapterFor(p).isModel, ...(ctx.policy ? { policy: ctx.policy } : {}),
     });
     let candidates = sel.candidates;
     if (spec.onlyProvider) candidates = candidates.filter((p) => p.id === spec.onlyProvider);
