@@ -181,6 +181,10 @@ function checkCall(raw: RawCall, set: ToolSet): Checked {
     args = value;
     fixes.push({ rung: 'coerce', text: 'parsed the arguments from a JSON string' });
   }
+  if (Array.isArray(args) && args.length > 0 && args.every(isNameValue)) {
+    args = Object.fromEntries((args as { name: string; value: unknown }[]).map((p) => [p.name, p.value]));
+    fixes.push({ rung: 'shape', text: 'read the arguments from a list of {name, value} pairs' });
+  }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return refuse('schema', 'bad_arguments', `${where}: the arguments must be an object of named values, got ${Array.isArray(args) ? 'a list' : JSON.stringify(args)}`, fixes);
   }
@@ -211,6 +215,13 @@ function resolveName(name: string, set: ToolSet, fixes: Fix[]): { name: string; 
   }
   if (set.open) return { name, spec: set.open };
   return `/${set.nameKey}: unknown tool ${JSON.stringify(name)}; expected one of ${list(names)} (a near miss is matched only when one tool is that near)`;
+}
+
+/** `{"name": "city", "value": "Oslo"}`: one argument written as a pair (never a schema's `{name, description}`). */
+function isNameValue(p: unknown): boolean {
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return false;
+  const keys = Object.keys(p);
+  return keys.length === 2 && typeof (p as Obj).name === 'string' && 'value' in (p as Obj);
 }
 
 /** Put positional values onto the declared parameters in order; an error message when they do not fit. */

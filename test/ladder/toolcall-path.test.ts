@@ -203,3 +203,10 @@ describe('tool-call envelopes and arguments, more shapes', () => {
     expect(refusal('get_weather(city=None)').code).toBe('bad_arguments');
   });
 });
+
+describe('arguments written as name/value pairs', () => {
+  it('a list of {name, value} pairs is read as the arguments; a list of {name, description} is not', () => {
+    expect(call('{"name": "get_weather", "parameters": [{"name": "city", "value": "Oslo"}, {"name": "days", "value": "2"}]}').arguments).toEqual({ city: 'Oslo', days: 2 });
+    expect(refusal('{"name": "get_weather", "parameters": [{"name": "city", "description": "the city"}]}').code).toBe('bad_arguments');
+  });
+});
