@@ -161,15 +161,15 @@ describe('an http planner on a scripted loopback server', () => {
 
   it('at 80 % of the budget no new step starts, and the answer names what was not run', async () => {
     const root = agentRoot();
-    script = [{ text: '[{"name": "slow_probe", "arguments": {}}, {"name": "memory_usage", "arguments": {}}]' }];
-    // interactive: 5 s of wall time; the slow gauge takes 4.3 s of it
-    const { events, result } = await runGoal(root, 'Read the slow bench gauge and the memory usage');
-    if (process.env.DEBUG_E2E) console.log(events.map((e) => `${e.seq} ${e.type} ${'step' in e ? e.step : ''} ${'error' in e ? e.error : ''}`).join('\n'));
-    const stop = of(events, 'budget_exhausted');
-    expect(stop.length).toBeGreaterThan(0);
-    expect(stop[0]).toMatchObject({ step: 'memory_usage', limit: 'wall_ms' });
-    expect(of(events, 'fact_added').map((e) => e.step)).toEqual(['@plan', 'slow_probe']);
+    // memory first (a fact held), then the slow gauge eats the interactive class's 5 s, then the network would run
+    script = [{ text: '[{"name": "memory_usage", "arguments": {}}, {"name": "slow_probe", "arguments": {}}, {"name": "network", "arguments": {}}]' }];
+    const { events, result } = await runGoal(root, 'Read the slow bench gauge, the memory usage and the network interfaces');
+    // on a loaded machine the gauge may instead time out at its limit, cut to the budget left: the stop is the same
+    const stop = of(events, 'budget_exhausted').filter((e) => e.step === 'network');
+    expect(stop.length).toBe(1);
+    expect(of(events, 'fact_added').map((e) => e.step)).toEqual(expect.arrayContaining(['@plan', 'memory_usage']));
+    expect(of(events, 'step_started').some((e) => e.step === 'network')).toBe(false);
     expect(result.outcome).toBe('partial');
-    expect(result.answer).toMatch(/missing: memory_usage/);
+    expect(result.answer).toMatch(/missing: .*network/);
   }, 60_000);
 });
