@@ -26,7 +26,7 @@ const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<str
 /** Turn a session's new events into rows, then refresh its episode and resolutions. */
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
-  identity: IdentityOf = () => null, composition: () => ToolSide | null = () => null,
+  identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
 ): void {
   const ledger = ledgerCitePath(session);
   let ep = s.episode.get(session) as EpisodeRow | undefined;
@@ -118,7 +118,7 @@ export function applyEvents(
       case 'answer_sent': {
         const outcome = str(e.outcome);
         s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
-        if (e.type === 'plan_created') keepPlan(s, session, e, ep.goal, composition);
+        if (e.type === 'plan_created') keepPlan(s, session, e, ep.goal, composition(ep.composition));
         if (e.type === 'answer_sent') {
           if (outcome === 'answered') s.trajectoryAnswered.run(t ?? '', session);
           ep.outcome = outcome ?? 'answered';
@@ -142,10 +142,9 @@ export function applyEvents(
 }
 
 /** A goal-only plan becomes the session's trajectory entry (counted once the session answers). */
-function keepPlan(s: IngestStatements, session: string, e: Event, goal: string | null, composition: () => ToolSide | null): void {
+function keepPlan(s: IngestStatements, session: string, e: Event, goal: string | null, c: ToolSide | null): void {
   const source = str(e.source);
   if (goal === null || source === null || source === 'operator' || !Array.isArray(e.steps)) return;
-  const c = composition();
   const entry = c ? entryOf(goal, e.steps as CachedStep[], c) : null;
   if (entry) s.trajectory.run(session, e.seq, entry.intent, JSON.stringify(entry.tools), entry.key, JSON.stringify(entry.steps));
 }

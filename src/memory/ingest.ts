@@ -132,7 +132,17 @@ export class Ingestor {
       result.events = fresh.length;
       const steps = new Map(Object.entries(JSON.parse(from.steps) as Record<string, StepInfo>));
       const doc = this.documentIn(sessionDir);
-      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), doc);
+      // a trajectory entry is keyed from the document only when it is the composition the ledger cites
+      const checked = new Map<string, Composition | null>();
+      const verified = (hash: string | null): Composition | null => {
+        if (hash === null) return null;
+        if (!checked.has(hash)) {
+          const c = doc();
+          checked.set(hash, c && compositionHash(c) === hash ? c : null);
+        }
+        return checked.get(hash)!;
+      };
+      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified);
       this.s.saveLedger.run({
         session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
         events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),

@@ -8,7 +8,7 @@
  * ingest; the tools' outputs are the df capture recorded on a Pi (the journal
  * a fixed line), so the tests do not depend on this machine's disks.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/adapters/types.js';
@@ -55,6 +55,7 @@ async function runOnce(root: string, runTool: ToolRunner): Promise<LedgerEvent[]
   }
 }
 
+const rt0Dir = (root: string, events: LedgerEvent[]) => join(sessionsDirFor(root), events[0]!.session_id);
 const plans = (events: LedgerEvent[]) => events.filter((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
 const plannerCalls = (events: LedgerEvent[]) => events.filter((e) => e.type === 'provider_called' && e.step.startsWith('@'));
 const outcome = (events: LedgerEvent[]) => events.findLast((e) => e.type === 'answer_sent');
@@ -133,6 +134,24 @@ describe('the trajectory cache in the runtime (design §9.4)', () => {
     }
     const fourth = await runOnce(root, recorded());
     expect(plans(fourth)[0]).toMatchObject({ source: 'cache', cache: { entry: third[0]!.session_id } });
+  }, 90_000);
+
+  it('a session whose composition.json is not the composition its ledger cites makes no entry', async () => {
+    const root = makeRoot('pico-cache-doc-');
+    const first = await runOnce(root, recorded());
+    const doc = join(rt0Dir(root, first), 'composition.json');
+    const text = readFileSync(doc, 'utf8');
+    rmSync(doc); // a hard link to the shared copy: replace it, never write through it
+    writeFileSync(doc, text.replace(/"timeout_ms": 5000/, '"timeout_ms": 5001'));
+    const ix = MemoryIndex.open(dbPathFor(root));
+    try {
+      ix.rebuild(sessionsDirFor(root));
+      expect(ix.db.prepare('SELECT COUNT(*) AS n FROM trajectory').get()).toEqual({ n: 0 });
+    } finally {
+      ix.close();
+    }
+    const second = await runOnce(root, recorded());
+    expect(plans(second).map((p) => p.source)).toEqual(['playbook']);
   }, 90_000);
 
   it('a cached plan whose first step gives up drops the entry and plans afresh; the next run is not served from it', async () => {
