@@ -173,4 +173,25 @@ describe('the trajectory cache in the runtime (design §9.4)', () => {
     expect(plans(third).map((p) => p.source)).toEqual(['playbook']);
     expect(third.find((e) => e.type === 'policy_snapshot')).toMatchObject({ plan_cache: null });
   }, 90_000);
+
+  it('a session that stopped between cache_dropped and its fresh plan plans afresh when it resumes', async () => {
+    const root = makeRoot('pico-cache-resume-');
+    await runOnce(root, recorded());
+    const second = await runOnce(root, recorded(true));
+    const dir = rt0Dir(root, second);
+    const cut = second.findIndex((e) => e.type === 'cache_dropped');
+    const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.length > 0);
+    writeFileSync(join(dir, 'events.jsonl'), lines.slice(0, cut + 1).join('\n') + '\n');
+    rmSync(join(dir, 'result.json'), { force: true });
+    const rt = await openRuntime(root);
+    try {
+      await rt.runSession(second[0]!.session_id, { runTool: recorded() });
+    } finally {
+      await rt.close();
+    }
+    const resumed = readLedger(dir);
+    expect(resumed.some((e) => e.type === 'resumed')).toBe(true);
+    expect(plans(resumed).map((p) => p.source)).toEqual(['cache', 'playbook']);
+    expect(outcome(resumed)).toMatchObject({ outcome: 'answered' });
+  }, 90_000);
 });
