@@ -17,6 +17,7 @@ import type { LedgerEvent } from '../../src/ledger/events.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
 import { dbPathFor, sessionsDirFor } from '../../src/memory/paths.js';
 import { entryOf, intentKey, matching, toolDigests, type CachedStep, type ToolSide } from '../../src/memory/trajectory.js';
+import { describe as describeEvent } from '../../src/cli/show.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime } from '../../src/runtime/runtime.js';
 import type { ToolRunner } from '../../src/runtime/step.js';
@@ -168,6 +169,9 @@ describe('the trajectory cache in the runtime (design §9.4)', () => {
     const after = second.slice(second.indexOf(dropped!) + 1).find((e) => e.type === 'step_started');
     expect(after).toMatchObject({ step: '@plan' });
     expect(ps[1]!.steps.some((s) => s.step === ps[0]!.steps[0]!.step)).toBe(false);
+    // pico show names both
+    expect(describeEvent(ps[0]!)).toContain(`cache: the plan that answered ${first[0]!.session_id}`);
+    expect(describeEvent(dropped!)).toMatch(/capture_df gave up: the cached plan of \S+ is dropped and the goal planned afresh \(.*df: cannot read/);
 
     const third = await runOnce(root, recorded());
     expect(plans(third).map((p) => p.source)).toEqual(['playbook']);
