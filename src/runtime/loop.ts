@@ -161,7 +161,9 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     }
     const seq = ledger.nextSeq;
     const memory = job.plan ? undefined : d.clock.measured(seq, 'planner_memory', d.plannerMemory?.(job.goal) ?? { avoidance: [], known: [] });
-    const cache = job.plan || !d.planCache ? undefined : d.clock.measured(seq, 'plan_cache', d.planCache(job.goal));
+    // a replay answers with the recorded snapshot; one written before the cache existed has no entry (null), never a live read
+    const replaying = d.clock.measured<unknown>(seq, 'measurements', undefined) !== undefined;
+    const cache = job.plan || !d.planCache ? undefined : replaying ? d.clock.measured(seq, 'plan_cache', null) : d.planCache(job.goal);
     ledger.append({
       type: 'policy_snapshot', measurements: d.clock.measured(seq, 'measurements', measurements), source: 'memory/episodic.db',
       ...(memory ? { planner_memory: memory } : {}), ...(cache !== undefined ? { plan_cache: cache } : {}),

@@ -20,6 +20,7 @@ import { entryOf, intentKey, matching, toolDigests, type CachedStep, type ToolSi
 import { describe as describeEvent } from '../../src/cli/show.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime } from '../../src/runtime/runtime.js';
+import { replaySession } from '../../src/runtime/replay.js';
 import type { ToolRunner } from '../../src/runtime/step.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
 
@@ -115,6 +116,18 @@ describe('the trajectory cache in the runtime (design §9.4)', () => {
     expect(outcome(second)).toMatchObject({ outcome: 'answered' });
     const snap = second.find((e) => e.type === 'policy_snapshot');
     expect(snap).toMatchObject({ plan_cache: { entry: first[0]!.session_id } });
+    // a replay plans on what the run saw: the cache hit of the second, the fresh plan of the first
+    // (memory now holds an entry for its goal, which the replay must not read)
+    const rt = await openRuntime(root);
+    try {
+      for (const run of [first, second]) {
+        const replay = await replaySession(rt, run[0]!.session_id);
+        expect(replay.firstDifference).toBeNull();
+        expect(replay.identical).toBe(true);
+      }
+    } finally {
+      await rt.close();
+    }
 
     // a new version of a tool the plan uses: its old entries never hit
     const path = join(root, 'manifests/tools/capture_df.json');
