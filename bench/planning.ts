@@ -5,6 +5,9 @@
  * plan check and the ledger writes) — with the playbook planner, and with
  * stories260K as a model planner under the plan grammar (skipped with a note
  * when ../shared/models is absent). The median over several goals is shown.
+ * The trajectory cache rows plan one goal afresh and then from the cache
+ * (after a full session of it answered and memory ingested it): the second
+ * calls no planner, so it costs the memory lookup and the ledger writes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +15,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { provisionModel } from '../src/cli/provision.js';
 import { newSessionId } from '../src/ledger/session-id.js';
+import { readLedger } from '../src/ledger/ledger.js';
+import { MemoryIndex } from '../src/memory/memory-index.js';
+import { dbPathFor, sessionsDirFor } from '../src/memory/paths.js';
+import type { ToolRunner } from '../src/runtime/step.js';
 import { parseJob } from '../src/runtime/job.js';
 import { initRoot } from '../src/runtime/init.js';
 import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
@@ -41,6 +48,37 @@ async function timePlans(rt: Runtime, goals: string[], onlyProvider?: string): P
   return Math.round(ms[Math.floor(ms.length / 2)]! * 10) / 10;
 }
 
+const DF = 'Filesystem 1024-blocks Used Available Capacity Mounted on\n/dev/mmcblk0p2 30502944 29889708 0 100% /\n/dev/mmcblk0p1 522230 64248 457982 13% /boot/firmware\n';
+const JOURNAL = 'Mar  3 14:21:57 pi5 systemd-journald[201]: Failed to write entry, ignoring: No space left on device\n';
+/** Recorded outputs for the disk goal's tools, so the bench does not depend on this machine's disks or journal. */
+const recorded: ToolRunner = async (tool) => ({ output: tool.name === 'capture_df' ? DF : JOURNAL, exitCode: 0, durationMs: 1, truncated: false });
+
+/** Planning time of one goal afresh, then from the trajectory cache once a session of it answered. */
+async function cacheRows(rt: Runtime, root: string): Promise<BenchRow[]> {
+  const goal = 'Why is the disk full?';
+  const fresh = await timePlans(rt, [goal, goal, goal, goal, goal]);
+  const id = newSessionId();
+  const dir = path.join(sessionsDirFor(root), id);
+  const r = await rt.runSession(id, { job: parseJob({ job: 'job@1', goal, budget_class: 'attended' }), sessionDir: dir, runTool: recorded });
+  if (r.outcome !== 'answered') return [{ group: 'planning', name: 'plan a goal from the trajectory cache', value: 0, unit: 'skipped', note: `the seeding session ended ${r.outcome}` }];
+  const ix = MemoryIndex.open(dbPathFor(root));
+  try {
+    ix.ingestDir(sessionsDirFor(root));
+  } finally {
+    ix.close();
+  }
+  const cached = await timePlans(rt, [goal, goal, goal, goal, goal]);
+  // the row is only honest if the plans came from the cache: check one
+  const probe = path.join(root, 'probe');
+  await rt.runSession(newSessionId(), { job: parseJob({ job: 'job@1', goal, budget_class: 'attended' }), sessionDir: probe, planOnly: true });
+  const source = readLedger(probe).find((e) => e.type === 'plan_created');
+  if (!source || source.type !== 'plan_created' || source.source !== 'cache') return [{ group: 'planning', name: 'plan a goal from the trajectory cache', value: 0, unit: 'skipped', note: 'the goal was not planned from the cache' }];
+  return [
+    { group: 'planning', name: 'plan "Why is the disk full?" afresh (playbook planner, plan-only session)', value: fresh, unit: 'ms', note: 'median of 5' },
+    { group: 'planning', name: 'plan "Why is the disk full?" from the trajectory cache (no planner call)', value: cached, unit: 'ms', note: 'median of 5, memory lookup included' },
+  ];
+}
+
 export async function benchPlanning(): Promise<BenchRow[]> {
   const root = mkdtempSync(path.join(tmpdir(), 'pico-bench-planning-'));
   const rows: BenchRow[] = [];
@@ -53,6 +91,7 @@ export async function benchPlanning(): Promise<BenchRow[]> {
       rows.push({ group: 'planning', name: 'plan a goal with the playbook planner (plan-only session)', value: await timePlans(rt, PLAYBOOK_GOALS), unit: 'ms', note: `median of ${PLAYBOOK_GOALS.length} goals` });
       if (stories) rows.push({ group: 'planning', name: 'plan a goal with stories260K under the plan grammar (model loaded per plan)', value: await timePlans(rt, MODEL_GOALS, 'bench-planner'), unit: 'ms', note: `median of ${MODEL_GOALS.length} goals, 1 thread` });
       else rows.push({ group: 'planning', name: 'plan a goal with stories260K', value: 0, unit: 'skipped', note: '../shared/models/stories260K.gguf is absent' });
+      rows.push(...(await cacheRows(rt, root)));
     } finally {
       await rt.close();
     }

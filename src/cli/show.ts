@@ -26,7 +26,7 @@ export function describe(e: LedgerEvent): string {
     case 'user_input': return `goal (${e.budget_class}): ${short(e.text)}`;
     case 'policy_snapshot': return `policy snapshot of ${Object.keys(e.measurements).length} provider(s)`;
     case 'plan_created': {
-      const by = e.source && e.source !== 'operator' ? ` (${e.replan ? `replan after ${e.replan.after} failed (${e.replan.kind}), ` : ''}${e.source} by ${e.provider ?? '?'}${e.retrieved?.length ? `; retrieved ${e.retrieved.map((r) => r.name).join(', ')}` : ''}${e.prompt_tokens != null ? `; ${e.prompt_tokens} prompt tokens` : ''})` : '';
+      const by = e.source && e.source !== 'operator' ? ` (${e.replan ? `replan after ${e.replan.after} failed (${e.replan.kind}), ` : ''}${e.source === 'cache' ? `cache: the plan that answered ${e.cache?.entry ?? '?'}` : `${e.source} by ${e.provider ?? '?'}`}${e.retrieved?.length ? `; retrieved ${e.retrieved.map((r) => r.name).join(', ')}` : ''}${e.prompt_tokens != null ? `; ${e.prompt_tokens} prompt tokens` : ''})` : '';
       return `plan${by}: ${e.steps.map((s) => `${s.step}=${s.tool ?? 'facts'}→${s.capability}/${s.schema}`).join(', ')}`;
     }
     case 'step_started': return `${e.step} started: ${e.tool ?? 'facts'} → ${e.capability}/${e.schema} (input trust ${e.trust})`;
@@ -34,6 +34,7 @@ export function describe(e: LedgerEvent): string {
     case 'provider_called': return `${e.step} ${e.provider} attempt ${e.attempt}: ${e.outcome} in ${e.duration_ms} ms`;
     case 'fact_added': return `${e.step} FACT ${e.schema} by ${e.provider} (${e.trust}, confidence ${e.confidence ?? '-'}${e.fixes.length ? `, fixes: ${e.fixes.join('; ')}` : ''}): ${short(e.fact)}`;
     case 'escalated': return `${e.step} escalated ${e.from} → ${e.to}: ${short(e.reason)}`;
+    case 'cache_dropped': return `${e.step} gave up: the cached plan of ${e.entry} is dropped and the goal planned afresh (${short(e.reason)})`;
     case 'resumed': return `resumed after seq ${e.after_seq}`;
     case 'declined': return `declined: ${short(e.reason)}`;
     case 'approval_requested': return `${e.step} approval requested: ${e.reason}`;

@@ -86,6 +86,8 @@ export const eventSchemas = {
     source: z.string(),
     /** for a goal-only job: what memory tells its planner (text-free avoidance lines, trusted facts only) */
     planner_memory: z.strictObject({ avoidance: z.array(z.string()), known: z.array(z.string()) }).optional(),
+    /** for a goal-only job: the trajectory cache's entry for this goal and these tools, or null (read once) */
+    plan_cache: z.strictObject({ entry: z.string(), key: z.string(), steps: z.array(planStepSchema) }).nullable().optional(),
   }),
   plan_created: z.strictObject({
     ...base, type: z.literal('plan_created'),
@@ -108,6 +110,13 @@ export const eventSchemas = {
     repeats_dropped: z.number().int().min(1).optional(),
     /** set on a replan: the step whose failure caused it, its failure kind, and the tools to avoid */
     replan: z.strictObject({ after: z.string(), kind: z.string(), avoid: z.array(z.string()) }).optional(),
+    /** source cache: the session whose answered plan is reused, and the cache key it matched */
+    cache: z.strictObject({ entry: z.string(), key: z.string() }).optional(),
+  }),
+  /** a cached plan's first step gave up: the entry is not reused (memory derives that), and the goal is planned afresh */
+  cache_dropped: z.strictObject({
+    ...base, type: z.literal('cache_dropped'),
+    entry: z.string(), key: z.string(), step: z.string(), reason: z.string(),
   }),
   step_started: z.strictObject({
     ...base, type: z.literal('step_started'),

@@ -15,6 +15,7 @@ import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
 import { normaliseDetail } from './signature.js';
+import { entryOf, type CachedStep, type ToolSide } from './trajectory.js';
 
 // field readers for foreign ledgers: a wrong type reads as absent
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -25,7 +26,7 @@ const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<str
 /** Turn a session's new events into rows, then refresh its episode and resolutions. */
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
-  identity: IdentityOf = () => null,
+  identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
 ): void {
   const ledger = ledgerCitePath(session);
   let ep = s.episode.get(session) as EpisodeRow | undefined;
@@ -117,13 +118,18 @@ export function applyEvents(
       case 'answer_sent': {
         const outcome = str(e.outcome);
         s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
+        if (e.type === 'plan_created') keepPlan(s, session, e, ep.goal, composition(ep.composition));
         if (e.type === 'answer_sent') {
+          if (outcome === 'answered') s.trajectoryAnswered.run(t ?? '', session);
           ep.outcome = outcome ?? 'answered';
           ep.ended_at = t ?? ep.ended_at;
         } else if (e.type === 'declined') ep.outcome ??= 'declined';
         touched = true;
         break;
       }
+      case 'cache_dropped':
+        if (str(e.key) !== null) s.trajectoryDrop.run(session, e.seq, str(e.key), t ?? '');
+        break;
       default:
         break; // a type memory does not index
     }
@@ -133,6 +139,14 @@ export function applyEvents(
   ep.fact_count += result.facts;
   ep.failure_count += result.failures;
   s.saveEpisode.run(ep);
+}
+
+/** A goal-only plan becomes the session's trajectory entry (counted once the session answers). */
+function keepPlan(s: IngestStatements, session: string, e: Event, goal: string | null, c: ToolSide | null): void {
+  const source = str(e.source);
+  if (goal === null || source === null || source === 'operator' || !Array.isArray(e.steps)) return;
+  const entry = c ? entryOf(goal, e.steps as CachedStep[], c) : null;
+  if (entry) s.trajectory.run(session, e.seq, entry.intent, JSON.stringify(entry.tools), entry.key, JSON.stringify(entry.steps));
 }
 
 /** Recompute the resolution of every failure of a session; write only the ones that changed. */

@@ -69,6 +69,11 @@ export function prepareIngest(db: Database.Database) {
     control: p('INSERT OR IGNORE INTO control_event (session, seq, type, step, target, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
     call: p(`INSERT OR IGNORE INTO provider_call (session, seq, step, provider, capability, schema,
     duration_ms, outcome, attempt, model_call, t, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    trajectory: p(`INSERT INTO trajectory (session, seq, intent, tools, plan_key, steps, answered_at)
+    VALUES (?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (session) DO UPDATE SET seq = excluded.seq, intent = excluded.intent,
+    tools = excluded.tools, plan_key = excluded.plan_key, steps = excluded.steps, answered_at = NULL`),
+    trajectoryAnswered: p('UPDATE trajectory SET answered_at = ? WHERE session = ?'),
+    trajectoryDrop: p('INSERT OR IGNORE INTO trajectory_drop (session, seq, plan_key, t) VALUES (?, ?, ?, ?)'),
     sessionFailures: p('SELECT id, seq, step, provider, resolution, resolved_by FROM failure WHERE session = ?'),
     sessionFacts: p('SELECT seq, step, provider FROM fact WHERE session = ?'),
     sessionControls: p('SELECT seq, type, step, target, outcome FROM control_event WHERE session = ?'),

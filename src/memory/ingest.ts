@@ -131,7 +131,18 @@ export class Ingestor {
       result.skipped += chunk.skipped;
       result.events = fresh.length;
       const steps = new Map(Object.entries(JSON.parse(from.steps) as Record<string, StepInfo>));
-      applyEvents(this.s, session, fresh, steps, result, this.identityIn(sessionDir));
+      const doc = this.documentIn(sessionDir);
+      // a trajectory entry is keyed from the document only when it is the composition the ledger cites
+      const checked = new Map<string, Composition | null>();
+      const verified = (hash: string | null): Composition | null => {
+        if (hash === null) return null;
+        if (!checked.has(hash)) {
+          const c = doc();
+          checked.set(hash, c && compositionHash(c) === hash ? c : null);
+        }
+        return checked.get(hash)!;
+      };
+      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified);
       this.s.saveLedger.run({
         session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
         events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),
@@ -149,23 +160,33 @@ export class Ingestor {
    * document beside it. A document that is missing, unreadable or does not hash to the cited
    * composition gives no identity (its calls then count for no provider's current identity).
    */
-  private identityIn(sessionDir: string): IdentityOf {
+  private identityIn(document: () => Composition | null): IdentityOf {
     let tried = false;
     return (hash, provider) => {
       if (hash === null || provider === null) return null;
       let table = this.digests.get(hash);
       if (!table && !tried) {
         tried = true;
-        try {
-          const doc = JSON.parse(readFileSync(join(sessionDir, COMPOSITION_FILE), 'utf8')) as Composition;
-          if (compositionHash(doc) === hash) this.digests.set(hash, (table = providerDigests(doc)));
-        } catch {
-          // no document (a foreign or trimmed session): no identity
-        }
+        const doc = document();
+        if (doc && compositionHash(doc) === hash) this.digests.set(hash, (table = providerDigests(doc)));
       }
       if (!table) return null;
       const id = manifestIdOf(provider, Object.keys(table));
       return id === null ? null : table[id]!;
+    };
+  }
+
+  /** The composition document beside a session's ledger, read at most once (null when missing or unreadable). */
+  private documentIn(sessionDir: string): () => Composition | null {
+    let doc: Composition | null | undefined;
+    return () => {
+      if (doc !== undefined) return doc;
+      try {
+        doc = JSON.parse(readFileSync(join(sessionDir, COMPOSITION_FILE), 'utf8')) as Composition;
+      } catch {
+        doc = null; // no document (a foreign or trimmed session): no identity, no trajectory entry
+      }
+      return doc;
     };
   }
 

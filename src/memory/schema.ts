@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { VIEWS_SQL, VIEW_NAMES } from './views.js';
 
 /** Bump when a table changes shape; an older database is then rebuilt, never migrated. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The closed failure taxonomy of design §6. */
 export const FAILURE_KINDS = [
@@ -106,10 +106,23 @@ CREATE TABLE provider_call (
 CREATE INDEX provider_call_by_cost ON provider_call (provider, schema, duration_ms);
 -- the policy's window: one identity's calls, newest first
 CREATE INDEX provider_call_by_identity ON provider_call (digest, schema, t);
+
+-- the trajectory cache (memory/trajectory.ts): a goal-only session's last plan, answered_at set
+-- once it answered; a cache_dropped event of a later session retires its plan_key
+CREATE TABLE trajectory (
+  session TEXT PRIMARY KEY, seq INTEGER NOT NULL, intent TEXT NOT NULL, tools TEXT NOT NULL,
+  plan_key TEXT NOT NULL, steps TEXT NOT NULL, answered_at TEXT
+);
+CREATE INDEX trajectory_by_intent ON trajectory (intent, answered_at);
+CREATE TABLE trajectory_drop (
+  session TEXT NOT NULL, seq INTEGER NOT NULL, plan_key TEXT NOT NULL, t TEXT NOT NULL,
+  PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE INDEX trajectory_drop_by_key ON trajectory_drop (plan_key, t);
 `;
 
 /** Tables a session contributes rows to, keyed by the `session` column. */
-export const SESSION_TABLES = ['fact', 'failure', 'control_event', 'provider_call', 'episode', 'ledger'] as const;
+export const SESSION_TABLES = ['fact', 'failure', 'control_event', 'provider_call', 'trajectory', 'trajectory_drop', 'episode', 'ledger'] as const;
 
 /** Create every table and view (the database must be empty). */
 export function createSchema(db: Database.Database): void {

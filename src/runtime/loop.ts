@@ -31,6 +31,7 @@ import type { JobStep } from './job.js';
 import { planSession, plannableTools, callKey, ANSWER_STEP, type PlanResult } from '../agent/planning.js';
 import type { Playbook } from '../agent/playbooks.js';
 import { FAILURE_KIND } from '../ledger/events.js';
+import { cachedSteps, type CacheHit } from '../agent/cache.js';
 
 export type Measure = (providers: string[], schemas: string[]) => Record<string, Record<string, Measurement>>;
 
@@ -70,9 +71,12 @@ export interface LoopDeps {
   planOnly?: boolean;
   /** what memory tells a planner about this goal (read once, recorded in the policy snapshot) */
   plannerMemory?: (goal: string) => { avoidance: string[]; known: string[] };
+  /** the trajectory cache's entry for this goal (read once, recorded in the policy snapshot) */
+  planCache?: (goal: string) => CacheHit | null;
 }
 
 type PlanStepEv = EventOf<'plan_created'>['steps'][number];
+type PlanStepSource = EventOf<'plan_created'>['source'];
 
 export interface LoopResult {
   sessionId: string;
@@ -157,7 +161,13 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     }
     const seq = ledger.nextSeq;
     const memory = job.plan ? undefined : d.clock.measured(seq, 'planner_memory', d.plannerMemory?.(job.goal) ?? { avoidance: [], known: [] });
-    ledger.append({ type: 'policy_snapshot', measurements: d.clock.measured(seq, 'measurements', measurements), source: 'memory/episodic.db', ...(memory ? { planner_memory: memory } : {}) });
+    // a replay answers with the recorded snapshot; one written before the cache existed has no entry (null), never a live read
+    const replaying = d.clock.measured<unknown>(seq, 'measurements', undefined) !== undefined;
+    const cache = job.plan || !d.planCache ? undefined : replaying ? d.clock.measured(seq, 'plan_cache', null) : d.planCache(job.goal);
+    ledger.append({
+      type: 'policy_snapshot', measurements: d.clock.measured(seq, 'measurements', measurements), source: 'memory/episodic.db',
+      ...(memory ? { planner_memory: memory } : {}), ...(cache !== undefined ? { plan_cache: cache } : {}),
+    });
   }
   if (!state.planned && job.plan) {
     ledger.append({ type: 'plan_created', steps: planSteps(job.plan), source: 'operator', provider: null });
@@ -183,6 +193,18 @@ function plannerLines(ledger: Ledger): string[] {
   const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
   const m = snap && snap.type === 'policy_snapshot' ? snap.planner_memory : undefined;
   return m ? [...m.avoidance, ...m.known] : [];
+}
+
+/** The trajectory cache's hit as the policy snapshot recorded it. */
+function cacheHit(ledger: Ledger): CacheHit | null {
+  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
+  return snap && snap.type === 'policy_snapshot' ? snap.plan_cache ?? null : null;
+}
+
+/** Whether the session's cached plan was dropped and no fresh plan followed yet (a crash between the two). */
+function droppedUnplanned(ledger: Ledger): boolean {
+  const last = ledger.all.findLastIndex((e) => e.type === 'plan_created');
+  return last >= 0 && ledger.all.slice(last).some((e) => e.type === 'cache_dropped');
 }
 
 /** Job steps in the ledger's form: every `from` spelled out. */
@@ -226,17 +248,22 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   }
   if (!state.planned) {
     if (d.signal.aborted) return { interrupted: true, budget, plan };
-    const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
-    const planned = await planSession({
-      registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
-      avoidance: plannerLines(ledger),
-      ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
-    });
-    if (!planned.ok) return { interrupted: !!d.planOnly, budget, plan };
-    plan = withAnswer(planned.steps);
-    source = planned.created.source ?? 'model';
-    ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
-    ledger.commit();
+    // TRY THE CACHE FIRST: a plan that answered this goal with these tools, no planner called
+    const hit = d.onlyProvider ? null : cacheHit(ledger);
+    const reused = hit ? cachedSteps(hit, d.registry) : null;
+    if (hit && reused) {
+      plan = withAnswer(reused);
+      source = 'cache';
+      ledger.append({ type: 'plan_created', steps: plan, source: 'cache', provider: null, cache: { entry: hit.entry, key: hit.key } });
+      ledger.commit();
+    } else {
+      const fresh = await planFresh(d, ctx, ledger, held, missing);
+      if (!fresh) return { interrupted: !!d.planOnly, budget, plan };
+      ({ plan, source } = fresh);
+    }
+  } else if (source === 'cache' && droppedUnplanned(ledger)) {
+    const fresh = await planFresh(d, ctx, ledger, held, missing);
+    if (fresh) ({ plan, source } = fresh);
   }
   if (d.planOnly) return { interrupted: true, budget, plan };
   // a run that stopped between a failed step and its replan (a crash) replans on resume
@@ -289,6 +316,18 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);
     d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
+    // A CACHED PLAN'S FIRST STEP GAVE UP: drop the entry and plan afresh (the failed step leaves the plan)
+    if (!out.ok && i === 0 && source === 'cache' && !stopped && !d.signal.aborted) {
+      const hit = cacheHit(ledger);
+      ledger.append({ type: 'cache_dropped', entry: hit?.entry ?? '', key: hit?.key ?? '', step: s.step, reason: out.reason.slice(0, 500) });
+      ledger.commit();
+      const fresh = await planFresh(d, ctx, ledger, held, missing);
+      if (fresh) {
+        ({ plan, source } = fresh);
+        i = -1;
+      }
+      continue;
+    }
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
     if (!out.ok && s.tool && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
@@ -298,6 +337,23 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     }
   }
   return { interrupted: false, budget, plan };
+}
+
+/** Plan the goal with the planners and record plan_created; null when planning failed (the ledger says why). */
+async function planFresh(
+  d: LoopDeps, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>,
+): Promise<{ plan: PlanStepEv[]; source: NonNullable<PlanStepSource> } | null> {
+  const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
+  const planned = await planSession({
+    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+    avoidance: plannerLines(ledger),
+    ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
+  });
+  if (!planned.ok) return null;
+  const plan = withAnswer(planned.steps);
+  ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
+  ledger.commit();
+  return { plan, source: planned.created.source ?? 'model' };
 }
 
 /**

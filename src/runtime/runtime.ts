@@ -17,6 +17,7 @@ import { createAdapters, disposeAdapters, type Adapters } from '../adapters/inde
 import type { ProviderAdapter } from '../adapters/types.js';
 import { digestBytes } from '../ledger/canonical.js';
 import { systemClock, type Clock } from '../ledger/clock.js';
+import { lookupPlan } from '../agent/cache.js';
 import { buildComposition, compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
@@ -226,6 +227,7 @@ export class Runtime {
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(closeReason ? { closeReason } : {}),
       playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
+      planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
     });
   }
