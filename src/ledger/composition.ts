@@ -33,7 +33,7 @@ export interface Composition {
 }
 
 /** Code whose behaviour decides routing and validation: its digest is part of the composition. */
-const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop', '../agent/planning', '../agent/retrieval', '../agent/settings', '../agent/extractors'];
+const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop', '../agent/planning', '../agent/session-plan', '../agent/retrieval', '../agent/settings', '../agent/extractors'];
 
 function moduleDigest(rel: string): string {
   const base = fileURLToPath(new URL(rel, import.meta.url));

@@ -27,10 +27,9 @@ import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
 import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
-import type { JobStep } from './job.js';
-import { planSession, plannableTools, callKey, ANSWER_STEP, type PlanResult } from '../agent/planning.js';
+import { plannableTools } from '../agent/planning.js';
+import { cacheHit, droppedUnplanned, planFresh, planSteps, replan, withAnswer, type PlanStepEv } from '../agent/session-plan.js';
 import type { Playbook } from '../agent/playbooks.js';
-import { FAILURE_KIND } from '../ledger/events.js';
 import { cachedSteps, type CacheHit } from '../agent/cache.js';
 
 export type Measure = (providers: string[], schemas: string[]) => Record<string, Record<string, Measurement>>;
@@ -75,8 +74,6 @@ export interface LoopDeps {
   planCache?: (goal: string) => CacheHit | null;
 }
 
-type PlanStepEv = EventOf<'plan_created'>['steps'][number];
-type PlanStepSource = EventOf<'plan_created'>['source'];
 
 export interface LoopResult {
   sessionId: string;
@@ -186,40 +183,6 @@ function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionStat
   }
   ledger.commit();
   d.log.warn({ session: d.sessionId }, reason);
-}
-
-/** The planner's memory lines as the policy snapshot recorded them. */
-function plannerLines(ledger: Ledger): string[] {
-  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
-  const m = snap && snap.type === 'policy_snapshot' ? snap.planner_memory : undefined;
-  return m ? [...m.avoidance, ...m.known] : [];
-}
-
-/** The trajectory cache's hit as the policy snapshot recorded it. */
-function cacheHit(ledger: Ledger): CacheHit | null {
-  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
-  return snap && snap.type === 'policy_snapshot' ? snap.plan_cache ?? null : null;
-}
-
-/** Whether the session's cached plan was dropped and no fresh plan followed yet (a crash between the two). */
-function droppedUnplanned(ledger: Ledger): boolean {
-  const last = ledger.all.findLastIndex((e) => e.type === 'plan_created');
-  return last >= 0 && ledger.all.slice(last).some((e) => e.type === 'cache_dropped');
-}
-
-/** Job steps in the ledger's form: every `from` spelled out. */
-function planSteps(steps: readonly JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
-  const out: PlanStepEv[] = [...before];
-  for (const s of steps) {
-    out.push({ step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: s.tool ? [] : s.from ?? out.map((p) => p.step) });
-  }
-  return out;
-}
-
-/** A planner's steps, then the answer step that reduces every one of them. */
-function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
-  const data = [...before.filter((s) => s.step !== ANSWER_STEP), ...planSteps(steps)];
-  return [...data, { step: ANSWER_STEP, tool: null, args: {}, capability: 'answer@1', schema: 'answer@1', from: data.map((s) => s.step) }];
 }
 
 /** Run every step not yet done (planning first, for a goal-only job); says whether the signal interrupted it. */
@@ -337,59 +300,6 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     }
   }
   return { interrupted: false, budget, plan };
-}
-
-/** Plan the goal with the planners and record plan_created; null when planning failed (the ledger says why). */
-async function planFresh(
-  d: LoopDeps, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>,
-): Promise<{ plan: PlanStepEv[]; source: NonNullable<PlanStepSource> } | null> {
-  const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
-  const planned = await planSession({
-    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
-    avoidance: plannerLines(ledger),
-    ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
-  });
-  if (!planned.ok) return null;
-  const plan = withAnswer(planned.steps);
-  ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
-  ledger.commit();
-  return { plan, source: planned.created.source ?? 'model' };
-}
-
-/**
- * One replan after step `i` failed, from text-free input only: which step, its failure kind, the
- * tool to avoid, the calls already made. Calls that already produced a fact are reused, not run
- * again; a call that already ran and failed, proposed again, is a loop: it stops the plan.
- */
-async function replan(
-  d: LoopDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
-): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
-  const failed = plan[i]!;
-  const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
-  const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
-  const ran = plan.slice(0, i + 1).filter((p) => p.tool);
-  const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
-  const r: PlanResult = await planSession({
-    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root, avoidance: plannerLines(ledger),
-    replan: { after: failed.step, kind, avoid: [failed.tool!], done },
-  });
-  if (!r.ok) return {};
-  const byKey = new Map(ran.map((p) => [callKey(p.tool!, p.args), p]));
-  const fresh: JobStep[] = [];
-  for (const st of r.steps) {
-    const before = byKey.get(callKey(st.tool!, st.args));
-    if (!before) { fresh.push(st); continue; }
-    if (held.has(before.step)) continue; // already answered: reuse its fact
-    const loop = `loop: the replan proposed ${st.tool} with the same arguments as step ${before.step}, which already failed; the plan stops here`;
-    ledger.append({ type: 'breaker_tripped', step: st.step, provider: null, capability: st.capability, schema: st.schema, error: loop, attempt: 0, breaker: 'loop' });
-    ledger.commit();
-    return { loop };
-  }
-  const kept = plan.slice(0, i + 1).filter((p) => p.step !== ANSWER_STEP);
-  const next = withAnswer(fresh, kept);
-  ledger.append({ type: 'plan_created', ...r.created, steps: next });
-  ledger.commit();
-  return { plan: next };
 }
 
 /** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing. */

@@ -1,0 +1,110 @@
+/**
+ * A session's plan as the loop keeps it (design §10): the ledger form of the
+ * steps, the answer step every goal-only plan ends with, the first plan of a
+ * goal-only job (fresh from the planners, or reused from the trajectory
+ * cache), and the one replan after a failed step with its loop check.
+ *
+ * Why here and not in the loop: the loop owns the order of things (plan or
+ * run, step, replan, answer); what a plan is made of, and how a replan is
+ * asked for from text-free input, belongs to the agent. Everything here
+ * writes through the ledger the loop hands it; nothing decides when to run.
+ */
+import type { EventOf } from '../ledger/events.js';
+import { FAILURE_KIND } from '../ledger/events.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { HeldFact } from '../runtime/fold.js';
+import type { JobStep } from '../runtime/job.js';
+import type { LoopDeps } from '../runtime/loop.js';
+import type { StepContext } from '../runtime/step.js';
+import type { CacheHit } from './cache.js';
+import { ANSWER_STEP, callKey, planSession, type PlanResult } from './planning.js';
+
+export type PlanStepEv = EventOf<'plan_created'>['steps'][number];
+type PlanStepSource = EventOf<'plan_created'>['source'];
+
+/** The planner's memory lines as the policy snapshot recorded them. */
+export function plannerLines(ledger: Ledger): string[] {
+  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
+  const m = snap && snap.type === 'policy_snapshot' ? snap.planner_memory : undefined;
+  return m ? [...m.avoidance, ...m.known] : [];
+}
+
+/** The trajectory cache's hit as the policy snapshot recorded it. */
+export function cacheHit(ledger: Ledger): CacheHit | null {
+  const snap = ledger.all.find((e) => e.type === 'policy_snapshot');
+  return snap && snap.type === 'policy_snapshot' ? snap.plan_cache ?? null : null;
+}
+
+/** Whether the session's cached plan was dropped and no fresh plan followed yet (a crash between the two). */
+export function droppedUnplanned(ledger: Ledger): boolean {
+  const last = ledger.all.findLastIndex((e) => e.type === 'plan_created');
+  return last >= 0 && ledger.all.slice(last).some((e) => e.type === 'cache_dropped');
+}
+
+/** Job steps in the ledger's form: every `from` spelled out. */
+export function planSteps(steps: readonly JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
+  const out: PlanStepEv[] = [...before];
+  for (const s of steps) {
+    out.push({ step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: s.tool ? [] : s.from ?? out.map((p) => p.step) });
+  }
+  return out;
+}
+
+/** A planner's steps, then the answer step that reduces every one of them. */
+export function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
+  const data = [...before.filter((s) => s.step !== ANSWER_STEP), ...planSteps(steps)];
+  return [...data, { step: ANSWER_STEP, tool: null, args: {}, capability: 'answer@1', schema: 'answer@1', from: data.map((s) => s.step) }];
+}
+
+/** Plan the goal with the planners and record plan_created; null when planning failed (the ledger says why). */
+export async function planFresh(
+  d: LoopDeps, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>,
+): Promise<{ plan: PlanStepEv[]; source: NonNullable<PlanStepSource> } | null> {
+  const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
+  const planned = await planSession({
+    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
+    avoidance: plannerLines(ledger),
+    ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
+  });
+  if (!planned.ok) return null;
+  const plan = withAnswer(planned.steps);
+  ledger.append({ type: 'plan_created', ...planned.created, steps: plan });
+  ledger.commit();
+  return { plan, source: planned.created.source ?? 'model' };
+}
+
+/**
+ * One replan after step `i` failed, from text-free input only: which step, its failure kind, the
+ * tool to avoid, the calls already made. Calls that already produced a fact are reused, not run
+ * again; a call that already ran and failed, proposed again, is a loop: it stops the plan.
+ */
+export async function replan(
+  d: LoopDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
+): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
+  const failed = plan[i]!;
+  const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
+  const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
+  const ran = plan.slice(0, i + 1).filter((p) => p.tool);
+  const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
+  const r: PlanResult = await planSession({
+    registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root, avoidance: plannerLines(ledger),
+    replan: { after: failed.step, kind, avoid: [failed.tool!], done },
+  });
+  if (!r.ok) return {};
+  const byKey = new Map(ran.map((p) => [callKey(p.tool!, p.args), p]));
+  const fresh: JobStep[] = [];
+  for (const st of r.steps) {
+    const before = byKey.get(callKey(st.tool!, st.args));
+    if (!before) { fresh.push(st); continue; }
+    if (held.has(before.step)) continue; // already answered: reuse its fact
+    const loop = `loop: the replan proposed ${st.tool} with the same arguments as step ${before.step}, which already failed; the plan stops here`;
+    ledger.append({ type: 'breaker_tripped', step: st.step, provider: null, capability: st.capability, schema: st.schema, error: loop, attempt: 0, breaker: 'loop' });
+    ledger.commit();
+    return { loop };
+  }
+  const kept = plan.slice(0, i + 1).filter((p) => p.step !== ANSWER_STEP);
+  const next = withAnswer(fresh, kept);
+  ledger.append({ type: 'plan_created', ...r.created, steps: next });
+  ledger.commit();
+  return { plan: next };
+}
