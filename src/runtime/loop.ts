@@ -26,7 +26,7 @@ import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
-import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
+import { runStep, type ApprovalDecider, type DirectInput, type StepContext, type ToolRunner } from './step.js';
 import type { JobStep } from './job.js';
 import { planSession, plannableTools, callKey, ANSWER_STEP, type PlanResult } from '../agent/planning.js';
 import type { Playbook } from '../agent/playbooks.js';
@@ -70,15 +70,20 @@ export interface LoopDeps {
   planOnly?: boolean;
   /** what memory tells a planner about this goal (read once, recorded in the policy snapshot) */
   plannerMemory?: (goal: string) => { avoidance: string[]; known: string[] };
+  /** a person's decisions on destructive steps (the daemon's); absent, such a step is denied */
+  approval?: ApprovalDecider;
 }
 
 type PlanStepEv = EventOf<'plan_created'>['steps'][number];
 
 export interface LoopResult {
   sessionId: string;
-  outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
+  /** waiting: a destructive step waits for a person; no answer and no result.json yet */
+  outcome: 'answered' | 'partial' | 'declined' | 'interrupted' | 'waiting';
   answer: string | null;
   resultPath: string | null;
+  /** the step that waits for approval (outcome waiting) */
+  waitingStep?: string;
   /** the result document, when the caller writes result.json itself (deferResult) */
   result?: SessionResultDoc;
 }
@@ -111,6 +116,10 @@ export async function runLoop(deps: LoopDeps): Promise<LoopResult> {
     if (!state.answered) {
       const run = await runSteps(d, ledger, state);
       if (run.interrupted) return { sessionId: d.sessionId, outcome: 'interrupted', answer: null, resultPath: null };
+      if (run.waiting) {
+        d.log.info({ session: d.sessionId, step: run.waiting }, 'session waits for approval');
+        return { sessionId: d.sessionId, outcome: 'waiting', answer: null, resultPath: null, waitingStep: run.waiting };
+      }
       sendAnswer(d, ledger, foldSession(ledger.all), run.budget, run.plan);
     }
     ledger.close();
@@ -201,7 +210,7 @@ function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = []): PlanS
 }
 
 /** Run every step not yet done (planning first, for a goal-only job); says whether the signal interrupted it. */
-async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; budget: Budget; plan: PlanStepEv[] }> {
+async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; waiting?: string; budget: Budget; plan: PlanStepEv[] }> {
   const budget = new Budget(d.job.budget_class, state.spent);
   const held = new Map<string, HeldFact>(state.facts);
   const missing = new Map(state.missing);
@@ -211,6 +220,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     sessionId: d.sessionId, root: d.root, ledger, registry: d.registry, adapterFor: d.adapterFor, hooks: d.hooks,
     budget, measurements: state.measurements ?? {}, runTool: d.runTool, goal: d.job.goal,
     history: (p, s) => state.measurements?.[p]?.[s]?.pass_rate ?? null,
+    ...(d.approval ? { approval: d.approval } : {}),
   };
   // PLAN OR RUN: an operator's plan runs as written; a goal-only job is planned first.
   let plan: PlanStepEv[] = state.plan ?? [];
@@ -278,11 +288,15 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       // outside the session saw either, so nothing is lost and nothing is done twice
       shareCommit: !next || !next.tool,
     }, held);
+    // STOP HERE, WAITING: a destructive step with no decision yet; it resumes from the ledger
+    if (!out.ok && out.waiting) return { interrupted: false, waiting: s.step, budget, plan };
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);
     d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
-    if (!out.ok && s.tool && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    // (a person's denial is not a failure to plan around: the plan goes on without the step)
+    const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
+    if (!out.ok && s.tool && !denied && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
       const r = await replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;
