@@ -38,6 +38,11 @@ export type Decision = z.infer<typeof decisionSchema>;
 const settingsSchema = z.strictObject({ expire_after_s: z.number().positive().nullable().default(null) });
 export type ApprovalSettings = z.infer<typeof settingsSchema>;
 
+/** A parse failure in one line: each issue's field and message. */
+function problem(err: unknown): string {
+  return err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ') : (err as Error).message;
+}
+
 /** A decision file or setting that cannot be used: names the file and the fix. */
 export class ApprovalError extends Error {
   override name = 'ApprovalError';
@@ -83,7 +88,7 @@ export function readDecision(sessionDir: string, step: string): Decision | null 
   try {
     parsed = decisionSchema.parse(JSON.parse(text));
   } catch (err) {
-    throw new ApprovalError(`${path}: not a decision file (${(err as Error).message}); remove it and decide again with pico approve or pico deny`);
+    throw new ApprovalError(`${path}: not a decision file (${problem(err)}); remove it and decide again with pico approve or pico deny`);
   }
   if (parsed.step !== step) throw new ApprovalError(`${path}: it decides step "${parsed.step}", not "${step}"; remove it and decide again with pico approve or pico deny`);
   return parsed;
@@ -111,7 +116,7 @@ export function readApprovalSettings(root: string): ApprovalSettings {
   try {
     return settingsSchema.parse(JSON.parse(text));
   } catch (err) {
-    throw new ApprovalError(`${path}: ${(err as Error).message}; write {"expire_after_s": <seconds>} or remove the file to let approvals wait for ever`);
+    throw new ApprovalError(`${path}: ${problem(err)}; write {"expire_after_s": <seconds>} or remove the file to let approvals wait for ever`);
   }
 }
 

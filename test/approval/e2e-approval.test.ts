@@ -118,4 +118,24 @@ describe('approval of destructive steps (real daemon)', () => {
     expect(pico(['approve', x, 'prune', '--root', root]).code).toBe(2);
     await stop(d);
   }, 90_000);
+
+  it('pico approve and pico deny refuse mistakes with exit 2 and say what to do: not an id, no such session, nothing waits', () => {
+    const root = tempRoot('pico-e2e-approval-cli-');
+    initRoot(root);
+    const bad = pico(['approve', 'nope', '--root', root]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a session id');
+    const missing = pico(['deny', '20261201-000000-000000000000', '--root', root]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no session 20261201-000000-000000000000');
+    // pico run has no approver: its session ends with the step denied, and then nothing waits
+    const run = pico(['run', join(root, 'examples', 'jobs', 'prune-the-log-archive.json'), '--root', root, '--json']);
+    const id = (JSON.parse(run.stdout) as { session_id?: string; sessionId?: string }).session_id ?? (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
+    const none = pico(['approve', id, '--root', root]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`session ${id} waits for no approval`);
+    const step = pico(['deny', id, 'other', '--root', root]);
+    expect(step.code).toBe(2);
+    expect(step.stderr).toContain('step other of session');
+  });
 });
