@@ -25,6 +25,9 @@
  * Shutdown (signals.ts): the first SIGTERM/SIGINT stops intake and aborts the
  * running session's signal, which finishes its current step; teardown then
  * runs every closer in reverse order of opening and reports all failures.
+ * A session stopped at a destructive step (outcome `waiting`) leaves the
+ * queue for the waiting list (src/approval/waiting.ts), also at start, and is
+ * requeued once its decision file appears.
  * This file owns ordering and bookkeeping; each transition lives in its own
  * module (intake → inspect/claim/reject, queue, recovery, status, notify).
  */

@@ -8,7 +8,10 @@
  * flight is re-run, and a session that already answered is only re-closed
  * (result.json rewritten). If the composition changed since the session
  * began, resuming would mix two configurations in one ledger, so the session
- * is closed instead, with an explicit outcome naming why.
+ * is closed instead, with an explicit outcome naming why. A destructive step
+ * without a person's decision stops the loop with outcome `waiting` (no
+ * answer, no result.json); the next run resumes there with the decision
+ * (src/approval/ owns the decisions; this loop only stops and resumes).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../ledger/clock.js';

@@ -10,7 +10,9 @@
  * output is text; a pure code provider would only repeat itself), then its
  * `escalates_to` chain is followed; when nothing is left the step gives up
  * with `step_failed`, and the answer names it as missing. Every outcome is
- * an event; nothing here decides what step comes next (the loop does).
+ * an event; nothing here decides what step comes next (the loop does). A
+ * destructive tool runs only after `approval_requested` and a person's grant
+ * (StepContext.approval); with no decision yet the step reports `waiting`.
  */
 import type { ProviderAdapter } from '../adapters/types.js';
 import { ProviderError } from '../adapters/types.js';
