@@ -77,9 +77,14 @@ describe('approval of destructive steps (real daemon)', () => {
       expect(processesOf(root, id)).toEqual([]);
     }
     expect(readdirSync(archive).length).toBe(before);
-    const st = pico(['status', '--root', root, '--json']);
-    const status = (JSON.parse(st.stdout) as { status: { running: unknown; waiting: { session: string; step: string }[] } }).status;
-    expect(status.waiting.map((w) => w.session).sort()).toEqual([a, x].sort());
+    // status.json is written coalesced, a moment after the log line: look until it lists both (or 10 s)
+    type Status = { running: unknown; waiting?: { session: string; step: string }[] };
+    let status: Status = { running: null };
+    for (let i = 0; i < 50 && (status.waiting ?? []).length < 2; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 200));
+      status = (JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: Status }).status;
+    }
+    expect((status.waiting ?? []).map((w) => w.session).sort()).toEqual([a, x].sort());
     expect(status.running).toBeNull();
     const watch = pico(['watch', a, '--root', root]);
     expect(watch.code).toBe(0);
