@@ -27,6 +27,9 @@ function describe(s: DaemonStatus, now: number): string[] {
   if (s.paused) lines.push(`  paused:  ${s.paused.code} since ${s.paused.since.slice(0, 19).replace('T', ' ')}: ${s.paused.reason}\n           sessions wait and are retried every ${human(s.paused.retry_in_ms)} at most; fix: ${s.paused.fix}`);
   lines.push(r ? `  running: ${r.session}${r.label ? ` (${r.label})` : ''} ${r.budget_class}, step ${r.step ?? '(starting)'}, for ${human(now - Date.parse(r.started_at))}` : '  running: nothing (idle)');
   lines.push(`  queue:   ${Object.entries(s.queue).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  for (const w of s.waiting ?? []) {
+    lines.push(`  waiting for approval: ${w.session} step ${w.step}${w.tool ? ` (${w.tool})` : ''} since ${w.since}; pico approve ${w.session} ${w.step}  or  pico deny ${w.session} ${w.step}`);
+  }
   if (s.memory) lines.push(`  memory:  rss ${s.memory.rss_mb} MB, heap ${s.memory.heap_used_mb} MB (at ${s.updated_at.slice(11, 19)})`);
   if (s.worker) lines.push(`  worker:  ${s.worker.pid === null ? 'none (it starts with the next job)' : `pid ${s.worker.pid}`}`);
   lines.push(`  counts:  finished ${s.counts.finished}, rejected ${s.counts.rejected}, resumed ${s.counts.resumed}, errors ${s.counts.errors}`);

@@ -8,7 +8,9 @@
  * rejected or unknown, 2 on usage errors. The watch ends when the session
  * closes (an answer, or a result.json written without one); while it has
  * not, it checks every second that a daemon serves the root, and when none
- * does it says so and exits 1 instead of waiting for ever.
+ * does it says so and exits 1 instead of waiting for ever. A session that waits for a person
+ * (a destructive step, src/approval/) is said to wait, with the commands that decide it, and the
+ * watch exits 0.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +33,16 @@ function noDaemon(paths: ReturnType<typeof daemonPaths>): string | null {
     return r.state === 'never' ? 'no daemon was ever started on it' : r.state === 'stopped' ? 'its daemon stopped' : `its daemon (pid ${r.status.pid}) is gone`;
   } catch {
     return null; // an unreadable status file is not proof of absence
+  }
+}
+
+/** The approval a session waits for, as the daemon's status says, or null. */
+function waitingFor(paths: ReturnType<typeof daemonPaths>, id: string): { step: string; tool: string | null } | null {
+  try {
+    const r = readStatus(paths);
+    return r.state === 'never' ? null : r.status.waiting?.find((w) => w.session === id) ?? null;
+  } catch {
+    return null;
   }
 }
 
@@ -75,8 +87,14 @@ export async function main(argv: string[]): Promise<number> {
   let outcome: string | null = null;
   // a claimed job only moves while a daemon serves the root: without one, say so instead of waiting for ever
   let unserved: string | null = null;
+  let waits: { step: string; tool: string | null } | null = null;
   const look = (): void => {
     if (existsSync(files.result)) return;
+    const w = waitingFor(paths, id);
+    if (w && !stop.signal.aborted) {
+      waits = w;
+      return stop.abort();
+    }
     const why = noDaemon(paths);
     if (why && !stop.signal.aborted) {
       unserved = why;
@@ -102,6 +120,11 @@ export async function main(argv: string[]): Promise<number> {
   if (unserved !== null && outcome === null && !existsSync(files.result)) {
     process.stderr.write(`pico watch: no daemon serves ${paths.root} (${unserved}); job ${id} waits until one runs: start it with \`pico daemon --root ${paths.root}\` (or systemctl start picoharness), then watch again\n`);
     return 1;
+  }
+  if (waits !== null && outcome === null) {
+    const w = waits as { step: string; tool: string | null };
+    process.stdout.write(`session ${id} waits for a person to approve step ${w.step}${w.tool ? ` (${w.tool})` : ''}: pico approve ${id} ${w.step}, or pico deny ${id} ${w.step}; then watch again\n`);
+    return 0;
   }
   if (stop.signal.aborted && unserved === null) return 130;
   if (outcome === null && !known()) {

@@ -25,6 +25,9 @@
  * Shutdown (signals.ts): the first SIGTERM/SIGINT stops intake and aborts the
  * running session's signal, which finishes its current step; teardown then
  * runs every closer in reverse order of opening and reports all failures.
+ * A session stopped at a destructive step (outcome `waiting`) leaves the
+ * queue for the waiting list (src/approval/waiting.ts), also at start, and is
+ * requeued once its decision file appears.
  * This file owns ordering and bookkeeping; each transition lives in its own
  * module (intake → inspect/claim/reject, queue, recovery, status, notify).
  */
@@ -48,6 +51,10 @@ import { WorkerDied, WorkerStartError } from './worker-host.js';
 import { isStorageError, storageCode } from '../storage-error.js';
 import { DiskPause } from './disk-pause.js';
 import type { StepProgress } from './worker-protocol.js';
+import { WaitingList, waitingOn } from '../approval/waiting.js';
+
+/** How often the daemon looks for decisions on sessions that wait for approval (a stat each). */
+const APPROVAL_POLL_MS = 1_000;
 
 /**
  * During a burst, finished sessions wait for memory ingest until the queue runs
@@ -138,6 +145,8 @@ class Daemon {
   private readonly diskPause = new DiskPause();
   /** wakes the loop when a pause (disk or worker start) is over */
   private resumeTimer: NodeJS.Timeout | null = null;
+  /** sessions stopped at a destructive step, off the queue until a person decides (src/approval/) */
+  private waiting: WaitingList | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -213,6 +222,10 @@ class Daemon {
     await this.status.keepReserve();
     await this.status.flush();
     phase('lock_ms');
+    const waiting = new WaitingList(this.paths.sessions, this.paths.root);
+    this.waiting = waiting;
+    const poll = setInterval(() => this.pollApprovals(), APPROVAL_POLL_MS).unref();
+    this.closers.push({ name: 'approval poll', close: () => clearInterval(poll) });
     // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
     const onWorker = (pid: number | null): void => this.status.update((s) => (s.worker = { pid }));
     const opening = (this.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: this.paths.worker, idleMs: this.opts.workerIdleMs, onWorker })))(this.paths.root, this.log);
@@ -246,6 +259,12 @@ class Daemon {
       this.log.warn({ event: 'closed', job: c.id, session: c.id, problem: c.problem }, `session ${c.id} cannot be resumed and was closed as declined: ${c.problem}`);
     }
     for (const u of unfinished) {
+      // a session stopped for a person stays stopped: it is not resumed until decided
+      const w = u.started ? waitingOn(sessionFiles(this.paths, u.id).dir, this.waiting!.settings) : null;
+      if (w) {
+        this.wait(u.id, u.budgetClass, w.step, w.tool, w.since);
+        continue;
+      }
       this.queue.push(u.id, u.budgetClass, true);
       this.status.update((s) => s.counts.resumed++);
       this.log.info({ event: 'queued', job: u.id, session: u.id, budget_class: u.budgetClass, resumed: true, was_running: u.started }, `resuming claimed job ${u.id}`);
@@ -401,6 +420,12 @@ class Daemon {
     this.workerBackoffMs = 0;
     this.deaths.delete(item.id);
     this.closing.delete(item.id);
+    if (r.outcome === 'waiting') {
+      const w = waitingOn(sessionFiles(this.paths, item.id).dir, this.waiting!.settings);
+      if (w) this.wait(item.id, item.budgetClass, w.step, w.tool, w.since);
+      else if (!this.stop.signal.aborted) this.queue.requeue(item); // decided while the worker was stopping it
+      return;
+    }
     if (r.outcome === 'interrupted') {
       this.log.info({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
       return;
@@ -410,6 +435,32 @@ class Daemon {
     this.status.addOutcome({ session: item.id, outcome: r.outcome, duration_ms: ms, finished_at: new Date().toISOString() });
     if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
     this.pendingIngest.push(item.id);
+  }
+
+  /** Put a session on the waiting list: no worker, no CPU, until a person decides. */
+  private wait(id: string, budgetClass: QueuedJob['budgetClass'], step: string, tool: string | null, since: string): void {
+    this.waiting!.add({ session: id, budgetClass, step, tool, since });
+    this.publishWaiting();
+    this.log.info({ event: 'waiting_approval', job: id, session: id, step, tool, since }, `session ${id} waits for a person to approve step ${step}${tool ? ` (${tool})` : ''}: pico approve ${id} ${step}, or pico deny ${id} ${step}`);
+  }
+
+  /** Requeue the waiting sessions a person decided (or whose request expired). */
+  private pollApprovals(): void {
+    if (!this.waiting || this.waiting.size === 0 || this.stop.signal.aborted) return;
+    const decided = this.waiting.decided();
+    if (decided.length === 0) return;
+    for (const w of decided) {
+      this.queue.push(w.session, w.budgetClass, true);
+      this.log.info({ event: 'queued', job: w.session, session: w.session, budget_class: w.budgetClass, resumed: true, approval: w.step }, `step ${w.step} of ${w.session} was decided; the session resumes`);
+    }
+    this.publishWaiting();
+    this.publishQueue();
+    this.wake();
+  }
+
+  private publishWaiting(): void {
+    const list = this.waiting!.list().map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since }));
+    this.status.update((s) => (s.waiting = list));
   }
 
   /** The worker could not run the job: resume it, wait for a worker, or close it with a reason. */

@@ -12,6 +12,8 @@
  * longer parses cannot be resumed, so its session is closed with an explicit
  * `declined` result naming the problem. Ordering follows the queue's rule
  * (class, then arrival); arrival of a recovered job is its claim time.
+ * A session that waits for a person's approval has no result.json either;
+ * the daemon keeps it off the queue until decided (src/approval/waiting.ts).
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';

@@ -36,9 +36,12 @@ export interface StepProgress {
 
 export interface RunOutcome {
   sessionId: string;
-  outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
+  /** waiting: a destructive step waits for a person (no result yet; the daemon requeues it once decided) */
+  outcome: 'answered' | 'partial' | 'declined' | 'interrupted' | 'waiting';
   answer: string | null;
   resultPath: string | null;
+  /** the step that waits for approval */
+  waitingStep?: string;
   /** the text of result.json, which the daemon writes to resultPath (the worker leaves it to the daemon) */
   resultText?: string;
   /** how long the run took in the worker, in its own clock (the daemon's duration adds the hand-over both ways) */

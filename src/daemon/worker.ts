@@ -159,13 +159,14 @@ class Worker {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
         deferResult: true,
+        approvals: true,
         ...(close ? { closeReason: close } : {}),
         onEvent: (e) => {
           if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
           else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, ms: ms() } });
         },
       });
-      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}), run_ms: ms() } }, true);
+      send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}), ...(r.waitingStep ? { waitingStep: r.waitingStep } : {}), run_ms: ms() } }, true);
     } catch (err) {
       const e = err as Error;
       this.log.error({ err: e, job: id, session: id }, `worker: session ${id} failed in the runtime: ${e.message}`);

@@ -182,14 +182,22 @@ export const eventSchemas = {
   budget_exhausted: z.strictObject({
     ...failure, type: z.literal('budget_exhausted'), spent: budgetSpentSchema, limit: z.string(),
   }),
-  approval_denied: z.strictObject({ ...failure, type: z.literal('approval_denied') }),
+  approval_denied: z.strictObject({
+    ...failure, type: z.literal('approval_denied'),
+    /** who denied (the OS user, or "timeout") and when; absent when no approver was configured */
+    by: z.string().optional(), decided_at: z.string().optional(),
+  }),
   step_failed: z.strictObject({ ...failure, type: z.literal('step_failed') }),
   hook_rejected: z.strictObject({ ...failure, type: z.literal('hook_rejected'), phase: z.string(), hook: z.string() }),
   approval_requested: z.strictObject({
     ...base, type: z.literal('approval_requested'), step: z.string(), reason: z.string(),
+    /** the destructive tool and its checked arguments, as a person is asked to approve them */
+    tool: z.string().optional(), args: z.record(z.string(), z.unknown()).optional(),
   }),
   approval_granted: z.strictObject({
     ...base, type: z.literal('approval_granted'), step: z.string(), by: z.string(),
+    /** when the person decided (the decision file's time) */
+    decided_at: z.string().optional(),
   }),
   escalated: z.strictObject({
     ...base, type: z.literal('escalated'), step: z.string(), from: z.string(), to: z.string(), reason: z.string(),

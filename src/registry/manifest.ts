@@ -163,6 +163,11 @@ export const toolManifestSchema = z.strictObject({
   /** argument names whose values are paths; each must resolve inside one of read_paths */
   path_args: z.array(z.string()).default([]),
   read_paths: z.array(z.string()).default([]),
+  /**
+   * folders a destructive tool may change, relative to the root (nothing else is writable but its
+   * own work folder); a read_only tool may name none, and every run waits for a person's approval
+   */
+  write_paths: z.array(z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), { error: 'write_paths are folders inside the root: relative, without ".."' })).optional(),
   output: z.strictObject({ media: z.enum(['text', 'json']) }),
   reducer: capabilityId,
   effect: z.enum(['read_only', 'destructive']),

@@ -8,7 +8,10 @@
  * flight is re-run, and a session that already answered is only re-closed
  * (result.json rewritten). If the composition changed since the session
  * began, resuming would mix two configurations in one ledger, so the session
- * is closed instead, with an explicit outcome naming why.
+ * is closed instead, with an explicit outcome naming why. A destructive step
+ * without a person's decision stops the loop with outcome `waiting` (no
+ * answer, no result.json); the next run resumes there with the decision
+ * (src/approval/ owns the decisions; this loop only stops and resumes).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../ledger/clock.js';
@@ -26,7 +29,7 @@ import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
-import { runStep, type DirectInput, type StepContext, type ToolRunner } from './step.js';
+import { runStep, type ApprovalDecider, type DirectInput, type StepContext, type ToolRunner } from './step.js';
 import { plannableTools } from '../agent/planning.js';
 import { cacheHit, droppedUnplanned, planFresh, planSteps, replan, withAnswer, type PlanStepEv } from '../agent/session-plan.js';
 import type { Playbook } from '../agent/playbooks.js';
@@ -72,14 +75,19 @@ export interface LoopDeps {
   plannerMemory?: (goal: string) => { avoidance: string[]; known: string[] };
   /** the trajectory cache's entry for this goal (read once, recorded in the policy snapshot) */
   planCache?: (goal: string) => CacheHit | null;
+  /** a person's decisions on destructive steps (the daemon's); absent, such a step is denied */
+  approval?: ApprovalDecider;
 }
 
 
 export interface LoopResult {
   sessionId: string;
-  outcome: 'answered' | 'partial' | 'declined' | 'interrupted';
+  /** waiting: a destructive step waits for a person; no answer and no result.json yet */
+  outcome: 'answered' | 'partial' | 'declined' | 'interrupted' | 'waiting';
   answer: string | null;
   resultPath: string | null;
+  /** the step that waits for approval (outcome waiting) */
+  waitingStep?: string;
   /** the result document, when the caller writes result.json itself (deferResult) */
   result?: SessionResultDoc;
 }
@@ -112,6 +120,10 @@ export async function runLoop(deps: LoopDeps): Promise<LoopResult> {
     if (!state.answered) {
       const run = await runSteps(d, ledger, state);
       if (run.interrupted) return { sessionId: d.sessionId, outcome: 'interrupted', answer: null, resultPath: null };
+      if (run.waiting) {
+        d.log.info({ session: d.sessionId, step: run.waiting }, 'session waits for approval');
+        return { sessionId: d.sessionId, outcome: 'waiting', answer: null, resultPath: null, waitingStep: run.waiting };
+      }
       sendAnswer(d, ledger, foldSession(ledger.all), run.budget, run.plan);
     }
     ledger.close();
@@ -186,7 +198,7 @@ function closeChangedComposition(d: LoopDeps, ledger: Ledger, state: SessionStat
 }
 
 /** Run every step not yet done (planning first, for a goal-only job); says whether the signal interrupted it. */
-async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; budget: Budget; plan: PlanStepEv[] }> {
+async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promise<{ interrupted: boolean; waiting?: string; budget: Budget; plan: PlanStepEv[] }> {
   const budget = new Budget(d.job.budget_class, state.spent);
   const held = new Map<string, HeldFact>(state.facts);
   const missing = new Map(state.missing);
@@ -196,6 +208,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     sessionId: d.sessionId, root: d.root, ledger, registry: d.registry, adapterFor: d.adapterFor, hooks: d.hooks,
     budget, measurements: state.measurements ?? {}, runTool: d.runTool, goal: d.job.goal,
     history: (p, s) => state.measurements?.[p]?.[s]?.pass_rate ?? null,
+    ...(d.approval ? { approval: d.approval } : {}),
   };
   // PLAN OR RUN: an operator's plan runs as written; a goal-only job is planned first.
   let plan: PlanStepEv[] = state.plan ?? [];
@@ -276,6 +289,8 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       // outside the session saw either, so nothing is lost and nothing is done twice
       shareCommit: !next || !next.tool,
     }, held);
+    // STOP HERE, WAITING: a destructive step with no decision yet; it resumes from the ledger
+    if (!out.ok && out.waiting) return { interrupted: false, waiting: s.step, budget, plan };
     if (out.ok) held.set(s.step, out.fact);
     else missing.set(s.step, out.reason);
     d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
@@ -292,7 +307,9 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       continue;
     }
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
-    if (!out.ok && s.tool && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    // (a person's denial is not a failure to plan around: the plan goes on without the step)
+    const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
+    if (!out.ok && s.tool && !denied && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
       const r = await replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;

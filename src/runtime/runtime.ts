@@ -38,6 +38,7 @@ import type { Hook } from './hooks.js';
 import { parseJob, type Job } from './job.js';
 import { checkJobAgainstRegistry, describeProblems } from './job-check.js';
 import { runLoop, type LoopResult, type Measure } from './loop.js';
+import { decide, readApprovalSettings } from '../approval/decisions.js';
 import type { DirectInput, ToolRunner } from './step.js';
 
 export type SessionResult = LoopResult;
@@ -72,6 +73,8 @@ export interface RunSessionOptions {
   closeReason?: string;
   /** plan the goal and stop before the first step (LoopDeps.planOnly; pico plan) */
   planOnly?: boolean;
+  /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
+  approvals?: boolean;
 }
 
 export const SESSIONS_DIR = 'sessions';
@@ -212,12 +215,13 @@ export class Runtime {
     const problems = checkJobAgainstRegistry(job, this.loaded.registry);
     const closeReason = o.closeReason ?? (problems.length > 0 ? `the job cannot run on this root: ${describeProblems(problems)}` : undefined);
     const root = this.root;
-    const liveTool: ToolRunner = async (tool, args, step) => {
+    const liveTool: ToolRunner = async (tool, args, step, run) => {
       // A world built-in (a confined read) starts no program, so it needs no directory of its own.
       const workDir = isBuiltin(tool.command) ? dir : await makeWorkDir(root, sessionId, step);
       // Not the session's stop signal: shutdown lets the step in flight finish (tools have their own limits).
-      return runTool(tool, args, { root, workDir });
+      return runTool(tool, args, { root, workDir, ...(run?.approved ? { approved: true } : {}) });
     };
+    const approvals = o.approvals ? readApprovalSettings(root) : null;
     return runLoop({
       root, sessionId, sessionDir: dir, job, registry: this.loaded.registry, adapterFor: this.adapterFor,
       hooks: this.opts.hooks ?? [], compositionText: this.compositionText, compositionHash: this.hash, machine: this.machine,
@@ -229,6 +233,7 @@ export class Runtime {
       playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
+      ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
     });
   }
 

@@ -10,7 +10,9 @@
  * output is text; a pure code provider would only repeat itself), then its
  * `escalates_to` chain is followed; when nothing is left the step gives up
  * with `step_failed`, and the answer names it as missing. Every outcome is
- * an event; nothing here decides what step comes next (the loop does).
+ * an event; nothing here decides what step comes next (the loop does). A
+ * destructive tool runs only after `approval_requested` and a person's grant
+ * (StepContext.approval); with no decision yet the step reports `waiting`.
  */
 import type { ProviderAdapter } from '../adapters/types.js';
 import { ProviderError } from '../adapters/types.js';
@@ -32,7 +34,7 @@ import { BREAKERS } from './settings.js';
 import { assertVisible, factsInput, rebuildView, type FactInput } from './view.js';
 
 /** How a step gets its tool output: run the tool live, or (in replay) from the recorded ledger. */
-export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
+export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string, opts?: { approved?: boolean }) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
 
 export interface StepContext {
   sessionId: string;
@@ -49,7 +51,16 @@ export interface StepContext {
   history: (provider: string, schema: string) => number | null;
   /** select under another policy (counterfactual replay only; the live loop never sets it) */
   policy?: import('./policy.js').PolicyOverride;
+  /**
+   * A person's decision on a destructive step requested at `since` (src/approval/), or null while
+   * none is made: the step then stops its session, waiting. Absent: no approver is configured,
+   * and a destructive step is denied.
+   */
+  approval?: ApprovalDecider;
 }
+
+/** Only a person's decision (or the expiry setting) answers this; no model or plan can. */
+export type ApprovalDecider = (step: string, since: string) => { decision: 'granted' | 'denied'; by: string; at: string; reason: string | null } | null;
 
 export interface StepSpec {
   step: string;
@@ -83,7 +94,7 @@ export interface DirectInput {
   label: string;
 }
 
-export type StepOutcome = { ok: true; fact: HeldFact } | { ok: false; reason: string };
+export type StepOutcome = { ok: true; fact: HeldFact } | { ok: false; reason: string; waiting?: true };
 
 /** Run one step to a committed fact or a recorded give-up. */
 export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string, HeldFact>): Promise<StepOutcome> {
@@ -114,9 +125,11 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
   try {
     // PREPARE: the tool's arguments (checked against its input schema by the tool runner).
     const args = tool ? (phase('PREPARE', null, spec.args) as Record<string, unknown>) : {};
+    let approved = false;
     if (tool?.effect === 'destructive') {
-      ledger.append({ type: 'approval_requested', step: spec.step, reason: `tool ${tool.name} is destructive` });
-      return giveUp(ctx, spec, 'approval_denied', `tool ${tool.name} is destructive and no approver is configured; destructive steps always stop for a person`, { tool: tool.name });
+      const gate = approvalGate(ctx, spec, tool, args);
+      if (gate !== true) return gate;
+      approved = true;
     }
     // EXECUTE: run the tool, or gather the facts this step reduces.
     let input: string;
@@ -127,7 +140,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
       // The budget is a ceiling: the tool's own limit is cut to what is left of it.
       const clip = clipToBudget(tool, ctx.budget.wallLeft(spent));
       try {
-        const run = await ctx.runTool(clip.manifest, args, spec.step);
+        const run = await ctx.runTool(clip.manifest, args, spec.step, approved ? { approved } : undefined);
         // An EXECUTE hook may change the tool's output before it is recorded, never after.
         run.output = phase('EXECUTE', null, run.output) as string;
         ledger.append({
@@ -328,15 +341,44 @@ function clippedNote(ctx: StepContext, clippedTo: number | null): string {
   return clippedTo === null ? '' : ` (its limit was cut to the ${clippedTo} ms left of the ${ctx.budget.budgetClass} budget)`;
 }
 
+/**
+ * A destructive step asks once (approval_requested: the tool, its checked arguments, why), then
+ * runs only on a person's grant, recorded as approval_granted for this step alone; a denial is
+ * the step's give-up; no decision yet stops the session here, waiting (nothing more runs).
+ */
+function approvalGate(ctx: StepContext, spec: StepSpec, tool: ToolManifest, args: Record<string, unknown>): true | StepOutcome {
+  const { ledger } = ctx;
+  let req = ledger.all.find((e) => e.type === 'approval_requested' && e.step === spec.step);
+  if (!req) {
+    [req] = ledger.append({ type: 'approval_requested', step: spec.step, reason: `tool ${tool.name} is destructive: a person must approve this call`, tool: tool.name, args });
+    ledger.commit();
+  }
+  if (!ctx.approval) {
+    return giveUp(ctx, spec, 'approval_denied', `tool ${tool.name} is destructive and no approver is configured; destructive steps always stop for a person`, { tool: tool.name });
+  }
+  const d = ctx.approval(spec.step, req!.t);
+  if (d === null) return { ok: false, reason: `waiting for a person to approve tool ${tool.name}`, waiting: true };
+  if (d.decision === 'denied') {
+    const why = d.by === 'timeout' ? `approval expired: ${d.reason}` : `denied by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
+    return giveUp(ctx, spec, 'approval_denied', `tool ${tool.name}: ${why}`, { tool: tool.name, by: d.by, decidedAt: d.at });
+  }
+  if (!ledger.all.some((e) => e.type === 'approval_granted' && e.step === spec.step)) {
+    ledger.append({ type: 'approval_granted', step: spec.step, by: d.by, decided_at: d.at });
+    ledger.commit();
+  }
+  return true;
+}
+
 /** Record that a step gives up, durably. */
 function giveUp(
   ctx: StepContext, spec: StepSpec, type: 'step_failed' | 'tool_failed' | 'tool_timeout' | 'tool_empty' | 'approval_denied',
-  error: string, extra: { tool?: string; detailTrust?: Trust } = {},
+  error: string, extra: { tool?: string; detailTrust?: Trust; by?: string; decidedAt?: string } = {},
 ): StepOutcome {
   ctx.ledger.append({
     type, step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error, attempt: 0,
     ...(extra.tool ? { tool: extra.tool } : {}), ...(extra.detailTrust ? { detail_trust: extra.detailTrust } : {}),
-  });
+    ...(extra.by ? { by: extra.by } : {}), ...(extra.decidedAt ? { decided_at: extra.decidedAt } : {}),
+  } as NewEvent);
   if (type !== 'step_failed' && type !== 'approval_denied') {
     ctx.ledger.append({ type: 'step_failed', step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error, attempt: 0 });
   }

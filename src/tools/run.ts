@@ -55,10 +55,13 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   if (tool.effect === 'destructive' && ctx.approved !== true) {
     throw new ProviderError('tool_failed', `tool ${tool.name}: effect is destructive and no approval was given; the runtime must record approval_granted and pass approved: true`);
   }
+  if (tool.effect !== 'destructive' && (tool.write_paths ?? []).length > 0) {
+    throw new ProviderError('tool_failed', `tool ${tool.name}: write_paths is only for a destructive tool (one that waits for approval); set "effect": "destructive" or remove write_paths`);
+  }
   const argv = await buildArgv(tool, args, ctx.root);
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
-    writable: [ctx.workDir], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
+    writable: [ctx.workDir, ...declaredPaths(tool.write_paths ?? [], ctx.root)], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
     ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };

@@ -39,10 +39,12 @@ function issuesOf(root: string): ManifestIssue[] {
 }
 
 describe('the shipped tool catalog', () => {
-  it('ships at least ten read-only tools, each with a one-line description and when, and a fact_schema (read_file aside)', () => {
-    expect(Object.keys(tools).length).toBeGreaterThanOrEqual(10);
+  it('ships at least ten read-only tools (a destructive one names its write_paths), each with a one-line description and when, and a fact_schema (read_file aside)', () => {
+    expect(Object.values(tools).filter((t) => t.effect === 'read_only').length).toBeGreaterThanOrEqual(10);
     for (const t of Object.values(tools)) {
-      expect(t.effect, t.name).toBe('read_only');
+      // a destructive tool changes only its write_paths, and only after a person approves the step
+      if (t.effect === 'destructive') expect(t.write_paths?.length, `${t.name}: a destructive tool names its write_paths`).toBeGreaterThan(0);
+      else expect(t.write_paths ?? [], t.name).toEqual([]);
       expect(t.trust_out, t.name).toBe('T1');
       for (const line of [t.description, t.when]) {
         expect(line, `${t.name}: description and when are required`).toBeTruthy();

@@ -1,0 +1,135 @@
+/**
+ * Human approval of destructive steps (design §5.4, §11.4): the decision store.
+ *
+ * A step whose tool is `effect: destructive` stops its session at
+ * `approval_requested`; only a person decides, with `pico approve` or
+ * `pico deny`. The daemon's worker is the one writer of a session's ledger,
+ * so the CLI never appends to it: it writes a decision file,
+ * `sessions/<id>/approvals/<step>.json` (atomic, mode 0600, with the OS user
+ * and the time), and the daemon, seeing it, requeues the session; the worker
+ * turns the file into `approval_granted` / `approval_denied` when the step
+ * resumes. A decision is for one step of one session: there is no standing
+ * approval, and nothing a model, a playbook or a cached plan produces can
+ * write this file (they only ever write ledger events through the runtime).
+ * An optional root setting, `approval.json` (`{"expire_after_s": N}`), lets an
+ * unanswered request expire: it is then denied with `by: "timeout"`.
+ *
+ * It does not run steps, resume sessions or parse arguments (the runtime,
+ * the daemon and src/approval/cli.ts do).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomicSync } from '../durable-file.js';
+import type { LedgerEvent } from '../ledger/events.js';
+
+export const APPROVALS_DIR = 'approvals';
+export const APPROVAL_SETTINGS_FILE = 'approval.json';
+
+const decisionSchema = z.strictObject({
+  decision: z.enum(['granted', 'denied']),
+  step: z.string().min(1),
+  by: z.string().min(1),
+  at: z.string().min(1),
+  reason: z.string().nullable(),
+});
+export type Decision = z.infer<typeof decisionSchema>;
+
+const settingsSchema = z.strictObject({ expire_after_s: z.number().positive().nullable().default(null) });
+export type ApprovalSettings = z.infer<typeof settingsSchema>;
+
+/** A parse failure in one line: each issue's field and message. */
+function problem(err: unknown): string {
+  return err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ') : (err as Error).message;
+}
+
+/** A decision file or setting that cannot be used: names the file and the fix. */
+export class ApprovalError extends Error {
+  override name = 'ApprovalError';
+}
+
+/** What waits for a person: the request the ledger holds with no decision after it. */
+export interface PendingApproval {
+  step: string;
+  tool: string | null;
+  args: Record<string, unknown> | null;
+  reason: string;
+  /** when it was requested (the event's time) */
+  since: string;
+}
+
+/** The path of one step's decision file. */
+export function decisionPath(sessionDir: string, step: string): string {
+  return join(sessionDir, APPROVALS_DIR, `${encodeURIComponent(step)}.json`);
+}
+
+/** The approval requests in a ledger that have no decision event yet (normally at most one). */
+export function pendingApprovals(events: readonly LedgerEvent[]): PendingApproval[] {
+  const open = new Map<string, PendingApproval>();
+  for (const e of events) {
+    if (e.type === 'approval_requested') open.set(e.step, { step: e.step, tool: e.tool ?? null, args: e.args ?? null, reason: e.reason, since: e.t });
+    else if ((e.type === 'approval_granted' || e.type === 'approval_denied') && open.has(e.step)) open.delete(e.step);
+  }
+  // a session that answered waits for nothing
+  return events.some((e) => e.type === 'answer_sent') ? [] : [...open.values()];
+}
+
+/** Read one step's decision, or null when none was written. Throws ApprovalError on a damaged file. */
+export function readDecision(sessionDir: string, step: string): Decision | null {
+  const path = decisionPath(sessionDir, step);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  let parsed: Decision;
+  try {
+    parsed = decisionSchema.parse(JSON.parse(text));
+  } catch (err) {
+    throw new ApprovalError(`${path}: not a decision file (${problem(err)}); remove it and decide again with pico approve or pico deny`);
+  }
+  if (parsed.step !== step) throw new ApprovalError(`${path}: it decides step "${parsed.step}", not "${step}"; remove it and decide again with pico approve or pico deny`);
+  return parsed;
+}
+
+/** Write a person's decision for one step; refuses a second decision for the same step. */
+export function writeDecision(sessionDir: string, d: Decision): string {
+  const path = decisionPath(sessionDir, d.step);
+  if (existsSync(path)) throw new ApprovalError(`step ${d.step} of this session is already decided (${path}); a decision is final`);
+  mkdirSync(join(sessionDir, APPROVALS_DIR), { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(path, JSON.stringify(decisionSchema.parse(d), null, 2) + '\n', true, 0o600);
+  return path;
+}
+
+/** The root's approval settings (approval.json), or the defaults: requests wait for ever. */
+export function readApprovalSettings(root: string): ApprovalSettings {
+  const path = join(root, APPROVAL_SETTINGS_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { expire_after_s: null };
+    throw err;
+  }
+  try {
+    return settingsSchema.parse(JSON.parse(text));
+  } catch (err) {
+    throw new ApprovalError(`${path}: ${problem(err)}; write {"expire_after_s": <seconds>} or remove the file to let approvals wait for ever`);
+  }
+}
+
+/**
+ * The decision for a step requested at `since`: the person's file, else a timeout denial once
+ * the setting's time has passed, else null (it still waits).
+ */
+export function decide(sessionDir: string, step: string, since: string, settings: ApprovalSettings, now = Date.now()): Decision | null {
+  const d = readDecision(sessionDir, step);
+  if (d) return d;
+  const s = settings.expire_after_s;
+  if (s !== null && now - Date.parse(since) >= s * 1000) {
+    return { decision: 'denied', step, by: 'timeout', at: new Date(now).toISOString(), reason: `no one decided within expire_after_s = ${s} s (${APPROVAL_SETTINGS_FILE})` };
+  }
+  return null;
+}

@@ -1,0 +1,77 @@
+/**
+ * The daemon's list of sessions that wait for a person (design §11.4).
+ *
+ * A session whose destructive step has no decision is not queued, not
+ * handed to the worker and not resumed at start: it sits on disk, using no
+ * CPU, until `pico approve` / `pico deny` writes its decision file (or the
+ * expiry setting passes). The daemon polls this list once a second (a stat
+ * per waiting session) and requeues what was decided; the worker then turns
+ * the file into the ledger event. It does not write ledgers or results.
+ */
+import { join } from 'node:path';
+import type { BudgetClass } from '../ledger/events.js';
+import { readLedger } from '../ledger/ledger.js';
+import { decide, pendingApprovals, readApprovalSettings, type ApprovalSettings, type PendingApproval } from './decisions.js';
+
+export interface WaitingSession {
+  session: string;
+  budgetClass: BudgetClass;
+  step: string;
+  tool: string | null;
+  since: string;
+}
+
+/** The approval a session on disk waits for (its ledger's open request with no decision yet), or null. */
+export function waitingOn(sessionDir: string, settings: ApprovalSettings): PendingApproval | null {
+  let events;
+  try {
+    events = readLedger(sessionDir);
+  } catch {
+    return null; // a damaged or missing ledger waits for nothing: the runtime closes it on resume
+  }
+  for (const p of pendingApprovals(events)) {
+    try {
+      if (decide(sessionDir, p.step, p.since, settings) === null) return p;
+    } catch {
+      return null; // a damaged decision file: the resume reports it and closes the session
+    }
+  }
+  return null;
+}
+
+export class WaitingList {
+  private readonly waiting = new Map<string, WaitingSession>();
+  readonly settings: ApprovalSettings;
+
+  constructor(private readonly sessionsDir: string, root: string) {
+    this.settings = readApprovalSettings(root);
+  }
+
+  add(w: WaitingSession): void {
+    this.waiting.set(w.session, w);
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  list(): WaitingSession[] {
+    return [...this.waiting.values()].sort((a, b) => (a.since < b.since ? -1 : 1));
+  }
+
+  /** The sessions decided since the last look (removed from the list). */
+  decided(now = Date.now()): WaitingSession[] {
+    const out: WaitingSession[] = [];
+    for (const w of this.waiting.values()) {
+      let d;
+      try {
+        d = decide(join(this.sessionsDir, w.session), w.step, w.since, this.settings, now);
+      } catch {
+        d = true; // a damaged decision file: resume it, and the runtime says what is wrong
+      }
+      if (d) out.push(w);
+    }
+    for (const w of out) this.waiting.delete(w.session);
+    return out;
+  }
+}
