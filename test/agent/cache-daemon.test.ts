@@ -10,8 +10,6 @@
  * Memory is filled the way it is in production: the daemon ingests finished
  * sessions between jobs.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,38 +18,23 @@ import { readLedger } from '../../src/ledger/ledger.js';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { put } from '../helpers/root.js';
+import { plannerManifest, startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { startDaemon } from '../daemon/spawn.js';
 
-let server: Server;
-let endpoint = '';
-let requests = 0;
+let chat: ChatServer;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      requests++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '[{"name": "memory_usage", "arguments": {}}]' }, finish_reason: 'stop' }] }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  chat = await startChatServer(() => ({ text: '[{"name": "memory_usage", "arguments": {}}]' }));
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(() => chat.close());
 
 /** A pico init root without playbooks (the model planner plans) and with the scripted http planner. */
 function modelRoot(): string {
   const root = tempRoot('pico-cache-daemon-');
   initRoot(root);
   rmSync(join(root, 'manifests', 'playbooks'), { recursive: true, force: true });
-  put(root, 'manifests/providers/scripted-planner.json', {
-    manifest: 'provider@1', id: 'scripted-planner', implements: ['plan@1'], schemas: ['plan@1'], kind: 'http', endpoint, model: 'scripted',
-    max_input_bytes: 8192, resource: null, cost: null, security: { 'plan@1': { max_trust_in: 'T2', may_emit_control: true } },
-    confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
-    prompt: 'plan', limits: { timeout_ms: 10_000, max_output_bytes: 8192 },
-  });
+  put(root, 'manifests/providers/scripted-planner.json', plannerManifest(chat.endpoint));
   return root;
 }
 
@@ -82,12 +65,13 @@ const answer = (events: LedgerEvent[]) => events.find((e): e is Extract<LedgerEv
 describe('the trajectory cache through the real daemon, with a model planner', () => {
   it('the second run is planned from the cache with no model call; a changed tool manifest makes the third plan afresh', async () => {
     const root = modelRoot();
-    requests = 0;
+    const before = chat.requests.length;
+    const requests = () => chat.requests.length - before;
     const [first, second] = await runGoal(root, 2);
     expect(plans(first!)[0]).toMatchObject({ source: 'model', provider: expect.stringContaining('scripted-planner') });
     expect(answer(first!)).toMatchObject({ outcome: 'answered' });
     expect(answer(first!)!.spent.model_calls).toBe(1);
-    expect(requests).toBe(1);
+    expect(requests()).toBe(1);
 
     expect(plans(second!)).toHaveLength(1);
     expect(plans(second!)[0]).toMatchObject({ source: 'cache', provider: null, cache: { entry: first![0]!.session_id } });
@@ -95,7 +79,7 @@ describe('the trajectory cache through the real daemon, with a model planner', (
     expect(second!.some((e) => e.type === 'provider_called' && e.step === '@plan')).toBe(false);
     expect(answer(second!)).toMatchObject({ outcome: 'answered' });
     expect(answer(second!)!.spent.model_calls).toBe(0);
-    expect(requests).toBe(1);
+    expect(requests()).toBe(1);
 
     // the tool's manifest changes (a new version): the old entry never hits
     const path = join(root, 'manifests/tools/memory_usage.json');
@@ -104,6 +88,6 @@ describe('the trajectory cache through the real daemon, with a model planner', (
     writeFileSync(path, JSON.stringify(manifest, null, 2));
     const [third] = await runGoal(root, 1);
     expect(plans(third!)[0]).toMatchObject({ source: 'model' });
-    expect(requests).toBe(2);
+    expect(requests()).toBe(2);
   }, 120_000);
 });

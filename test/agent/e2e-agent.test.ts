@@ -13,8 +13,6 @@
  * from a script: it stands in for a model server, and records what the
  * planner was shown.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,33 +21,20 @@ import { readLedger } from '../../src/ledger/ledger.js';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { put } from '../helpers/root.js';
+import { plannerManifest, startChatServer, type ChatReply, type ChatServer } from '../helpers/chat-server.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { startDaemon } from '../daemon/spawn.js';
 
-let server: Server;
+let chat: ChatServer;
 let endpoint = '';
-/** what the scripted planner answers, request by request (a string is the reply text; {delay} waits first) */
-let script: { text: string; delayMs?: number }[] = [];
-const shown: string[] = [];
+/** what the scripted planner answers, request by request */
+let script: ChatReply[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const doc = JSON.parse(body) as { messages: { role: string; content: string }[] };
-      shown.push(doc.messages.map((m) => m.content).join('\n'));
-      const next = script.shift() ?? { text: '[]' };
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: next.text }, finish_reason: 'stop' }] }));
-      }, next.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  chat = await startChatServer(() => script.shift() ?? { text: '[]' });
+  endpoint = chat.endpoint;
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(() => chat.close());
 
 /** A fresh pico init root. */
 function freshRoot(): string {
@@ -75,12 +60,7 @@ function agentRoot(): string {
   const root = freshRoot();
   // these tests are about the model planner: no playbook may answer first
   rmSync(join(root, 'manifests', 'playbooks'), { recursive: true, force: true });
-  put(root, 'manifests/providers/scripted-planner.json', {
-    manifest: 'provider@1', id: 'scripted-planner', implements: ['plan@1'], schemas: ['plan@1'], kind: 'http', endpoint, model: 'scripted',
-    max_input_bytes: 8192, resource: null, cost: null, security: { 'plan@1': { max_trust_in: 'T2', may_emit_control: true } },
-    confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
-    prompt: 'plan', limits: { timeout_ms: 10_000, max_output_bytes: 8192 },
-  });
+  put(root, 'manifests/providers/scripted-planner.json', plannerManifest(endpoint));
   const tool = (name: string, description: string, when: string, scriptText: string, timeout = 10_000) => put(root, `manifests/tools/${name}.json`, {
     manifest: 'tool@1', name, description, when, fact_schema: 'memory_usage@1',
     command: ['/bin/sh', '-c', scriptText], input_schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false },
@@ -127,7 +107,7 @@ describe('goal-only jobs through the real daemon', () => {
 describe('an http planner on a scripted loopback server', () => {
   it('replans once after a failed step, from text-free input, and answers with what it holds, naming the failed step', async () => {
     const root = agentRoot();
-    shown.length = 0;
+    const from = chat.requests.length;
     script = [{ text: '[{"name": "probe_sensor", "arguments": {}}]' }, { text: '```json\n[{"name": "memory_usage", "arguments": {}}]\n```' }];
     // attended: the two planner calls must leave model calls in the budget (interactive allows 2)
     const { events, result } = await runGoal(root, 'Read the probe sensor and the memory usage', 'attended');
@@ -140,6 +120,8 @@ describe('an http planner on a scripted loopback server', () => {
     expect(result.outcome).toBe('partial');
     expect(result.answer).toMatch(/missing: probe_sensor/);
     // the replan saw which step failed and how, never the tool's output (the poisoned line)
+    // what the planner was shown, request by request
+    const shown = chat.requests.slice(from).map((r) => r.messages.map((m) => m.content).join('\n'));
     expect(shown).toHaveLength(2);
     expect(shown[1]).toMatch(/Step probe_sensor failed \(tool_error\)/);
     for (const text of shown) {

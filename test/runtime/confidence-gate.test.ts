@@ -9,36 +9,23 @@
  * protocol and answers from a script: it stands in for a model server (none
  * can run here).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSchema, runLadder } from '../../src/ladder/index.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime } from '../../src/runtime/runtime.js';
 import { makeRoot, newSession, put, REPO } from '../helpers/root.js';
+import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-let server: Server;
-let endpoint = '';
+let chat: ChatServer;
 let replies: string[] = [];
-const seen: string[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      seen.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: replies.shift() ?? '' }, finish_reason: 'stop' }] }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  chat = await startChatServer(() => ({ text: replies.shift() ?? '' }));
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(() => chat.close());
 
 const LOG = 'Mar  3 10:15:01 pi5 systemd[1]: Started Daily apt upgrade.\n';
 const CLEAN = '{"host": "pi5", "error_count": 0, "first_error": null, "first_error_at": null, "service": null, "max_severity": "info", "service_restarted": true}';
@@ -56,7 +43,7 @@ describe('the confidence gate', () => {
 
     const root = makeRoot('pico-gate-');
     put(root, 'manifests/providers/local.json', {
-      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint, model: 'scripted',
+      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint: chat.endpoint, model: 'scripted',
       max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
       confidence_floor: floor, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
       prompt: 'extract-log-summary', limits: { timeout_ms: 5000, max_output_bytes: 8192 },
@@ -64,7 +51,7 @@ describe('the confidence gate', () => {
     const rt = await openRuntime(root);
     try {
       replies = [HEAVY, CLEAN];
-      seen.length = 0;
+      const from = chat.requests.length;
       const job = parseJob({ job: 'job@1', goal: 'gate', budget_class: 'attended', label: 'pico call --provider local', plan: [{ step: 'call', capability: 'extract@1', schema: 'log_summary@2', from: [] }] });
       const id = newSession(rt, job);
       await rt.runSession(id, { job, inputs: { call: { text: LOG, trust: 'T1', label: 'input:log' } }, onlyProvider: 'local' });
@@ -73,6 +60,7 @@ describe('the confidence gate', () => {
       expect(rejected && 'error' in rejected ? rejected.error : '').toMatch(/below this provider's floor.*needed these repairs: .*quoted bare/);
       const fact = events.find((e) => e.type === 'fact_added');
       expect(fact).toMatchObject({ fact: JSON.parse(CLEAN) });
+      const seen = chat.requests.slice(from).map((r) => JSON.stringify(r));
       expect(seen).toHaveLength(2);
       expect(seen[1]).toContain('needed these repairs');
     } finally {
