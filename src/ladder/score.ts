@@ -1,69 +1,100 @@
 /**
- * Scoring a ladder result against a corpus case, as the corpora README says
- * (../shared/corpora/README.md): a value case is right when the value equals
- * `expected` by JSON deep equality (key order free, 1.0 equals 1, an
- * optional property left out equals one given as null); a refusal case when
- * the ladder refused; a tool-call case when the name is equal, every argument
- * given is in its `allowed` list (strings trimmed, case-insensitive) and every
- * argument left out may be absent. It judges; it runs nothing.
+ * Scoring against a corpus case, exactly as the corpora README says (and as
+ * `../shared/tools/score-corpus`, the reference scorer, does). One module for
+ * `pico ladder --corpus`, `pico eval` and the tests, so the rule is written
+ * once.
+ *
+ * - A refusal case (`expected_error: true`) is right only when the harness
+ *   refused it with a classified error (the README's words). A harness that
+ *   merely failed to parse (`raw`'s JSON.parse exception) or a provider fault
+ *   did not refuse anything: it crashed, and that is never right.
+ * - A tool-call case (`category: "tool-call"`) is right when the name equals
+ *   the expected name (read under `name`, `tool` or `function`), the
+ *   arguments (under `arguments`, `args` or `parameters`) are an object,
+ *   every argument given is in its `allowed` list (strings trimmed and
+ *   compared case-insensitively) or equals the expected one, and every
+ *   argument left out may be absent (`""` in its list). Without `allowed`
+ *   (or with an empty one) the arguments must equal the expected ones.
+ * - Any other case is right when the value deep-equals `expected`: key order
+ *   is free, 1.0 equals 1, a boolean equals only a boolean, and a property
+ *   left out equals one given as null.
+ *
+ * This module only judges; it does not run a harness or a model.
  */
 import type { LadderResult } from './types.js';
 
+/** What a harness mode made of one output: a value, or no value (a classified refusal or a crash). */
+export type Answer = { ok: true; value: unknown } | { ok: false; classified: boolean };
+
+/** The fields of a case that scoring reads. */
 export interface ScoredCase {
   category?: string;
   expected?: unknown;
   expected_error?: boolean;
-  allowed?: Record<string, unknown[]>;
+  allowed?: Record<string, unknown[]> | null;
 }
 
-const NAME_KEYS = ['name', 'tool', 'function'];
-const ARG_KEYS = ['arguments', 'args', 'parameters'];
 type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** true / false when the case says what is right, null when it carries no expectation. */
-export function scoreCase(c: ScoredCase, r: LadderResult): boolean | null {
-  if (c.expected_error) return !r.ok;
-  if (c.expected === undefined) return null;
-  if (!r.ok) return false;
-  if (c.category === 'tool-call') return rightCall(c, r.value);
-  return sameJson(r.value, c.expected);
-}
-
-/** JSON equality as the scorer reads it: numbers by value, a missing key equal to null. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (typeof a === 'boolean' || typeof b === 'boolean') return a === b;
-  if (typeof a === 'number' && typeof b === 'number') return a === b;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  if (isObj(a) && isObj(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].every((k) => sameJson(a[k] ?? null, b[k] ?? null));
+/** Deep equality under the README's conventions (undefined and null are the same absence). */
+export function same(a: unknown, b: unknown): boolean {
+  const x = a === undefined ? null : a;
+  const y = b === undefined ? null : b;
+  if (typeof x === 'boolean' || typeof y === 'boolean') return x === y;
+  if (typeof x === 'number' && typeof y === 'number') return x === y;
+  if (isObj(x) && isObj(y)) {
+    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+    for (const k of keys) if (!same(x[k], y[k])) return false;
+    return true;
   }
-  return a === b || (a === undefined && b === null) || (a === null && b === undefined);
+  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => same(v, y[i]));
+  if (Array.isArray(x) || Array.isArray(y) || isObj(x) || isObj(y)) return false;
+  return x === y;
 }
 
-function callOf(v: unknown): { name: unknown; args: Obj | undefined } {
-  if (!isObj(v)) return { name: undefined, args: undefined };
-  const name = NAME_KEYS.map((k) => v[k]).find((x) => typeof x === 'string');
-  const args = ARG_KEYS.map((k) => v[k]).find(isObj);
+/** The name and arguments of a call-shaped value, under whichever key names it uses. */
+export function callOf(v: unknown): { name: string | null; args: Obj | null } {
+  if (!isObj(v)) return { name: null, args: null };
+  const name = ['name', 'tool', 'function'].map((k) => v[k]).find((x): x is string => typeof x === 'string') ?? null;
+  const args = ['arguments', 'args', 'parameters'].map((k) => v[k]).find(isObj) ?? null;
   return { name, args };
 }
 
-function inAllowed(value: unknown, allowed: readonly unknown[]): boolean {
-  return allowed.some((a) => sameJson(value, a) || (typeof a === 'string' && typeof value === 'string' && a.trim().toLowerCase() === value.trim().toLowerCase()));
+/** Whether a value is one of the allowed ones (strings: trimmed, case-insensitive). */
+function inAllowed(val: unknown, allowed: unknown[]): boolean {
+  return allowed.some((a) => same(val, a) || (typeof a === 'string' && typeof val === 'string' && a.trim().toLowerCase() === val.trim().toLowerCase()));
 }
 
-function rightCall(c: ScoredCase, value: unknown): boolean {
+/** Whether a call-shaped value is the call a tool-call case expects. */
+export function rightCall(c: ScoredCase, value: unknown): boolean {
   const got = callOf(value);
-  const want = callOf(c.expected);
-  if (got.name !== want.name || got.args === undefined) return false;
+  const exp = callOf(c.expected);
+  if (got.name !== exp.name || got.args === null) return false;
   const allowed = c.allowed;
-  if (!allowed) return sameJson(got.args, want.args);
+  if (!allowed || Object.keys(allowed).length === 0) return same(got.args, exp.args);
   for (const [k, v] of Object.entries(got.args)) {
-    if (!Object.hasOwn(allowed, k) || !(inAllowed(v, allowed[k]!) || sameJson(v, want.args?.[k]))) return false;
+    const list = allowed[k];
+    if (!Array.isArray(list) || !(inAllowed(v, list) || same(v, exp.args?.[k]))) return false;
   }
-  return Object.entries(allowed).every(([k, al]) => Object.hasOwn(got.args!, k) || al.includes(''));
+  return Object.entries(allowed).every(([k, list]) => k in got.args! || (Array.isArray(list) && list.includes('')));
 }
 
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Whether a case is a tool-call case (the corpora mark them by category). */
+export function isToolCallCase(c: ScoredCase): boolean {
+  return c.category === 'tool-call';
+}
+
+/** The verdict on one answer: right or not. */
+export function isRight(c: ScoredCase, answer: Answer): boolean {
+  if (c.expected_error) return !answer.ok && answer.classified;
+  if (!answer.ok) return false;
+  return isToolCallCase(c) ? rightCall(c, answer.value) : same(answer.value, c.expected);
+}
+
+/** A ladder result's verdict: true / false when the case says what is right, null when it carries no expectation. */
+export function scoreCase(c: ScoredCase, r: LadderResult): boolean | null {
+  if (!c.expected_error && c.expected === undefined) return null;
+  // every ladder refusal is classified (kind and level)
+  return isRight(c, r.ok ? { ok: true, value: r.value } : { ok: false, classified: true });
 }
