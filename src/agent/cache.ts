@@ -12,9 +12,8 @@
  * check, and every approval, applies — and drops the entry when its first
  * step gives up. This module never writes memory and never creates it.
  */
-import { existsSync } from 'node:fs';
-import { MemoryIndex } from '../memory/memory-index.js';
 import { dbPathFor } from '../memory/paths.js';
+import { withReadonlyIndex } from '../memory/runtime-api.js';
 import { candidates, intentKey, matching, type CachedStep, type ToolSide } from '../memory/trajectory.js';
 import type { Registry } from '../registry/registry.js';
 import type { JobStep } from '../runtime/job.js';
@@ -28,20 +27,11 @@ export interface CacheHit {
 
 /** The cache entry for this goal under the current composition, or null (no memory, no match). */
 export function lookupPlan(root: string, goal: string, current: ToolSide): CacheHit | null {
-  const db = dbPathFor(root);
-  if (!existsSync(db)) return null;
-  let ix: MemoryIndex;
-  try {
-    ix = MemoryIndex.open(db, { readonly: true });
-  } catch {
-    return null; // an older schema or an unreadable file: plan afresh (`pico memory rebuild` fixes it)
-  }
-  try {
+  // no memory, an older schema or an unreadable file: plan afresh (`pico memory rebuild` fixes the last two)
+  return withReadonlyIndex(dbPathFor(root), () => null, (ix) => {
     const hit = matching(candidates(ix.db, intentKey(goal)), current);
     return hit ? { entry: hit.session, key: hit.key, steps: hit.steps } : null;
-  } finally {
-    ix.close();
-  }
+  });
 }
 
 /** A hit's steps as job steps, or null when one of them no longer runs here (then plan afresh). */

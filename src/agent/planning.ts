@@ -121,14 +121,15 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const avoidance = [...(pc.avoidance ?? []), ...avoidLines(pc.replan)].join('\n');
   const planner = await likelyPlanner(pc);
   const budget = { prompt_tokens: settings.prompt_tokens, reserve_tokens: settings.reserve_tokens, ...(planner?.contextTokens ? { context_tokens: planner.contextTokens } : {}) };
-  const fit = fitPrompt({ instructions: planInstructions(pc.root), goal: `Goal: ${pc.goal}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
+  const instructions = planInstructions(pc.root);
+  const fit = fitPrompt({ instructions, goal: `Goal: ${pc.goal}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
   if (!fit.ok) {
     pc.step.ledger.append({ type: 'breaker_tripped', step, provider: null, capability: 'plan@1', schema: 'plan@1', error: `planner prompt over its token budget: ${fit.message}`, attempt: 0, breaker: 'context_budget' });
     pc.step.ledger.commit();
     pc.missing.set(step, fit.message);
     return { ok: false, reason: fit.message };
   }
-  const view = fit.text.slice(planInstructions(pc.root).length).trimStart();
+  const view = fit.text.slice(instructions.length).trimStart();
   const out = await runPlanner(pc, step, view, 'planner:tools', tools, ['gguf', 'http', 'shell']);
   if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'model', prompt_tokens: fit.tokens, tokens_exact: fit.exact, level: fit.level });
   return { ok: false, reason: `${reasons.join('; ')}; model planner: ${out.reason}` };

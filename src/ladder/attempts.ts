@@ -18,7 +18,7 @@
  * It is a generator so the common case (strict JSON) locates nothing.
  */
 import type { Fix } from './fixes.js';
-import { locate, type Found } from './read/candidates.js';
+import { FENCE, locate, type Found } from './read/candidates.js';
 import { PyCall } from './read/scan.js';
 import { parseStrict } from './rungs/strict.js';
 import { repairSyntax } from './rungs/syntax.js';
@@ -62,7 +62,7 @@ export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no')
     if (repaired) yield [{ value: repaired.value, fixes: [fallbackFix(repaired.fixes)], weak: repaired.weak }];
   }
   if (located.fenced) {
-    for (const m of text.matchAll(/```[^\n`]*\n?([\s\S]*?)(?:```|$)/g)) {
+    for (const m of text.matchAll(FENCE)) {
       const body = (m[1] ?? '').trim();
       if (body === '' || parseStrict(body)) continue;
       const repaired = repairSyntax(body);

@@ -10,9 +10,8 @@
  * and planning then goes without it. The caller records the result in the
  * ledger (the policy snapshot), so a replay plans on what the run saw.
  */
-import { existsSync } from 'node:fs';
-import { MemoryIndex } from './memory-index.js';
 import { dbPathFor } from './paths.js';
+import { withReadonlyIndex } from './runtime-api.js';
 
 export interface PlannerMemory {
   /** lines of the failure-memory avoidance block (ids, kinds and counts only) */
@@ -25,15 +24,7 @@ const SAFE = /^[A-Za-z0-9@._:/ -]{1,80}$/;
 
 /** Read the planner's view of memory under `root` for this goal. */
 export function readPlannerMemory(root: string, goal: string): PlannerMemory {
-  const db = dbPathFor(root);
-  if (!existsSync(db)) return { avoidance: [], known: [] };
-  let ix: MemoryIndex;
-  try {
-    ix = MemoryIndex.open(db, { readonly: true });
-  } catch {
-    return { avoidance: [], known: [] };
-  }
-  try {
+  return withReadonlyIndex(dbPathFor(root), () => ({ avoidance: [], known: [] }), (ix) => {
     const fm = ix.failures();
     const block = fm.promptBlock(fm.avoidance({ limit: 3 }));
     // earlier plans are not knowledge about the machine: they are left out
@@ -42,7 +33,5 @@ export function readPlannerMemory(root: string, goal: string): PlannerMemory {
       return `- ${h.schema ?? 'a fact'}${subject}, observed ${h.observed_at ?? 'at an unknown time'} (${h.trust})`;
     });
     return { avoidance: block ? block.split('\n') : [], known: known.length ? ['Known from trusted memory:', ...known] : [] };
-  } finally {
-    ix.close();
-  }
+  });
 }

@@ -27,16 +27,25 @@ export function readMeasurements(root: string, providerIds: readonly string[], s
 export function readMeasurementsAt(
   dbPath: string, manifestsDir: string, providerIds: readonly string[], schemaIds: readonly string[], opts: SnapshotOptions = {},
 ): Measurements {
-  if (!existsSync(dbPath)) return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
+  // unreadable or from another schema version: the policy still gets declared costs
+  return withReadonlyIndex(dbPath, () => CostModel.declaredOnly(manifestsDir, providerIds, schemaIds), (ix) => ix.cost(manifestsDir).measurementsFor(providerIds, schemaIds, opts));
+}
+
+/**
+ * Read memory without writing it: `fn` over the index opened read-only, or `absent()` when there is
+ * no database yet (a fresh install) or it cannot be opened (unreadable, another schema version —
+ * `pico memory rebuild` fixes that). Never creates a file; the index is closed afterwards.
+ */
+export function withReadonlyIndex<T>(dbPath: string, absent: () => T, fn: (ix: MemoryIndex) => T): T {
+  if (!existsSync(dbPath)) return absent();
   let ix: MemoryIndex;
   try {
     ix = MemoryIndex.open(dbPath, { readonly: true });
   } catch {
-    // unreadable or from another schema version: the policy still gets declared costs
-    return CostModel.declaredOnly(manifestsDir, providerIds, schemaIds);
+    return absent();
   }
   try {
-    return ix.cost(manifestsDir).measurementsFor(providerIds, schemaIds, opts);
+    return fn(ix);
   } finally {
     ix.close();
   }

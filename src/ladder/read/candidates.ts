@@ -42,7 +42,8 @@ export interface Located {
 export const MAX_VALUES = 16;
 
 const SCALAR_START = /^(?:["'\u201c\u2018]|[-+]?\.?\d|(?:true|false|null|True|False|None)(?![\w]))/;
-const FENCE = /```[^\n`]*\n?([\s\S]*?)(?:```|$)/g;
+/** A markdown fence and its body; one that never closes runs to the end of the text. */
+export const FENCE = /```[^\n`]*\n?([\s\S]*?)(?:```|$)/g;
 const WORDISH = /[\p{L}\p{N}]/u;
 const COMMENTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
 
