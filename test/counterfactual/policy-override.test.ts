@@ -1,25 +1,18 @@
 // A policy@1 file as a parameter of selection (counterfactual replay only): exclusion, the floor,
 // the p90 cap and preferences change what select() chooses; without one, nothing changes.
 import { describe, expect, it } from 'vitest';
-import type { Measurement } from '../../src/ledger/events.js';
 import type { CapabilityManifest, ProviderManifest } from '../../src/registry/manifest.js';
 import { parsePolicy, PolicyFileError } from '../../src/counterfactual/policy-file.js';
 import { select, type SelectRequest } from '../../src/runtime/policy.js';
+import { measurement, provider } from '../helpers/policy.js';
 
 const extract: CapabilityManifest = { manifest: 'capability@1', id: 'extract@1', description: '', control: false, schemas: ['log_summary@2'] };
 
-function provider(id: string, over: Partial<ProviderManifest> = {}): ProviderManifest {
-  return {
-    manifest: 'provider@1', id, implements: ['extract@1'], kind: 'shell', command: ['x'], limits: { timeout_ms: 1000, max_output_bytes: 1000 },
-    max_input_bytes: 100_000, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-    confidence_floor: null, escalates_to: [], priority: 100, ...over,
-  } as ProviderManifest;
-}
 const req = (over: Partial<SelectRequest> = {}): SelectRequest => ({
   capability: extract, schemaId: 'log_summary@2', inputTrust: 'T1', inputBytes: 100, remainingMs: 60_000,
   measurements: {}, isModel: (p) => p.kind === 'gguf', ...over,
 });
-const m = (over: Partial<Measurement>): Measurement => ({ pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'measured', ...over });
+const m = measurement;
 
 const code = provider('parser', { kind: 'code', entry: 'x' } as Partial<ProviderManifest>);
 const cheap = provider('cheap', { cost: { p50_ms: 10, p90_ms: 90 } });

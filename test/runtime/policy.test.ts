@@ -1,25 +1,18 @@
 // The selection policy (design §3): six filters in order, code first, then cheapest; every rejection has a reason.
 import { describe, expect, it } from 'vitest';
-import type { Measurement } from '../../src/ledger/events.js';
 import type { CapabilityManifest, ProviderManifest } from '../../src/registry/manifest.js';
 import { select, type SelectRequest } from '../../src/runtime/policy.js';
+import { measurement, provider } from '../helpers/policy.js';
 
 const extract: CapabilityManifest = { manifest: 'capability@1', id: 'extract@1', description: '', control: false, schemas: ['log_summary@2', 'disk_usage@1'] };
 const plan: CapabilityManifest = { manifest: 'capability@1', id: 'plan@1', description: '', control: true, schemas: ['plan@1'] };
 
-function provider(id: string, over: Partial<ProviderManifest> = {}): ProviderManifest {
-  return {
-    manifest: 'provider@1', id, implements: ['extract@1'], kind: 'shell', command: ['x'], limits: { timeout_ms: 1000, max_output_bytes: 1000 },
-    max_input_bytes: 100_000, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-    confidence_floor: null, escalates_to: [], priority: 100, ...over,
-  } as ProviderManifest;
-}
 
 const req = (over: Partial<SelectRequest> = {}): SelectRequest => ({
   capability: extract, schemaId: 'log_summary@2', inputTrust: 'T1', inputBytes: 100, remainingMs: 5000,
   measurements: {}, isModel: (p) => p.kind === 'gguf', ...over,
 });
-const m = (over: Partial<Measurement>): Measurement => ({ pass_rate: null, n: 0, p50_ms: null, p90_ms: null, source: 'measured', ...over });
+const m = measurement;
 
 describe('policy', () => {
   it('prefers code, then the cheapest p90, then priority', () => {
