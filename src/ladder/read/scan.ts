@@ -334,13 +334,13 @@ class Reader {
     return new PyCall(name, positional, keywords);
   }
 
-  /** `name =` (not `==`) at the cursor: a keyword argument. */
-  private keywordAhead(): { name: string; valueAt: number } | null {
+  /** `name =` (not `==`) at `at` (the cursor by default): a keyword argument. */
+  private keywordAhead(at = this.i): { name: string; valueAt: number } | null {
     const s = this.s;
-    if (!isIdentStart(s[this.i] ?? ' ')) return null;
-    let j = this.i + 1;
+    if (!isIdentStart(s[at] ?? ' ')) return null;
+    let j = at + 1;
     while (j < s.length && isIdentPart(s[j]!)) j++;
-    const name = s.slice(this.i, j);
+    const name = s.slice(at, j);
     while (s[j] === ' ' || s[j] === '\t') j++;
     if (s[j] !== '=' || s[j + 1] === '=') return null;
     return { name, valueAt: j + 1 };
@@ -493,19 +493,13 @@ class Reader {
     j = this.tokenAt(j);
     const c = s[j];
     if (c === undefined || c === '}' || c === ']' || c === ')') return true;
-    if (ctx === Ctx.Arg && this.keywordAheadAt(j)) return true;
+    if (ctx === Ctx.Arg && this.keywordAhead(j) !== null) return true;
     if (isQuote(c) || isDigit(c) || c === '-' || c === '{' || c === '[') return true;
     for (const w of ['true', 'false', 'null', 'True', 'False', 'None']) if (s.startsWith(w, j) && !isIdentPart(s[j + w.length] ?? ' ')) return true;
     return false;
   }
 
-  private keywordAheadAt(j: number): boolean {
-    const saved = this.i;
-    this.i = j;
-    const kw = this.keywordAhead();
-    this.i = saved;
-    return kw !== null;
-  }
+
 
   /** Does a quote at `j` close the string? Decided by what follows it. */
   private closes(j: number, ctx: Ctx): boolean {
