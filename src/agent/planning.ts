@@ -31,6 +31,7 @@ import type { ToolManifest } from '../registry/manifest.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
 import { runStep, type StepContext } from '../runtime/step.js';
+import { checkStepsAgainstRegistry } from '../runtime/job-check.js';
 import { select } from '../runtime/policy.js';
 import { estimator, fitPrompt, modelCounter, rankTools, type RankedTool, type TokenCounter } from './index.js';
 import { AGENT_DEFAULTS } from './settings.js';
@@ -175,16 +176,15 @@ async function runPlanner(pc: PlanningContext, step: string, text: string, label
 /** The deterministic check of a proposed plan: every call runnable here (a repeated call is dropped later, not refused). */
 export function checkCalls(value: unknown, registry: Registry): string | null {
   if (!Array.isArray(value)) return 'a plan is a JSON list of tool calls';
-  const seen = new Set<string>();
   for (const [i, c] of value.entries()) {
-    const call = c as { name?: string; arguments?: Record<string, unknown> };
-    const tool = call.name ? registry.tools.get(call.name) : undefined;
-    if (!tool) return `call ${i + 1}: unknown tool ${JSON.stringify(call.name)}`;
+    const name = (c as { name?: unknown }).name;
+    const tool = typeof name === 'string' ? registry.tools.get(name) : undefined;
+    if (!tool) return `call ${i + 1}: unknown tool ${JSON.stringify(name)}`;
     if (!tool.fact_schema) return `call ${i + 1}: tool ${tool.name} names no fact_schema, so its output cannot be reduced`;
-    const cap = registry.capabilities.get(tool.reducer);
-    if (!cap) return `call ${i + 1}: tool ${tool.name}'s reducer ${tool.reducer} is not a known capability`;
-    if (!cap.schemas.includes(tool.fact_schema) || !registry.schemas.has(tool.fact_schema)) return `call ${i + 1}: ${tool.reducer} does not produce ${tool.fact_schema}`;
-    seen.add(callKey(tool.name, call.arguments ?? {}));
+    // the step this call becomes must name what the registry knows, as an operator's step must
+    const [problem] = checkStepsAgainstRegistry([{ step: `call ${i + 1}`, tool: tool.name, capability: tool.reducer, schema: tool.fact_schema }], registry);
+    if (problem) return problem.problem;
+    if (!registry.capability(tool.reducer).schemas.includes(tool.fact_schema)) return `call ${i + 1}: ${tool.reducer} does not produce ${tool.fact_schema}`;
   }
   return null;
 }
