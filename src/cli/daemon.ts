@@ -8,6 +8,7 @@
 import { createLogger } from '../log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
+import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
 
 const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
@@ -15,7 +16,9 @@ const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
   --grace-ms MS         how long SIGTERM may take to finish the current step (default 20000)
   --worker-idle-ms MS   how long the session worker (runtime, memory, a loaded model) stays
                         after the last job before it exits and frees its memory (default 15000)
-  SIGTERM/SIGINT stop after the current step (exit 0); a second signal forces (exit 1).`;
+  Settings come from DIR/${SETTINGS_FILE} when it exists (README "Settings"); a flag wins over it.
+  SIGTERM/SIGINT stop after the current step (exit 0); a second signal forces (exit 1).
+  SIGHUP (systemctl reload) reads ${SETTINGS_FILE} again, and the next job's worker the manifests.`;
 
 /** Entry point of `pico daemon`. */
 export async function main(argv: string[]): Promise<number> {
@@ -23,8 +26,16 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
   const graceMs = milliseconds(values['grace-ms'], '--grace-ms');
   const workerIdleMs = milliseconds(values['worker-idle-ms'], '--worker-idle-ms');
-  const log = createLogger({ to: 'stdout', level: 'info' });
-  return runDaemon({ root: rootOf(values), log, graceMs, workerIdleMs });
+  const root = rootOf(values);
+  const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
+  const log = createLogger({ to: 'stdout', level: settings.log_level });
+  return runDaemon({
+    root,
+    log,
+    graceMs: graceMs ?? settings.grace_ms,
+    workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
+    reloadSettings: () => loadSettings(root).settings,
+  });
 }
 
 /** A flag's positive whole number of milliseconds, or undefined when the flag is absent. */

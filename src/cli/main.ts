@@ -91,6 +91,10 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico ${name}: the root's manifests do not load:\n${err.message}\n`);
       return EXIT.root;
     }
+    if (err instanceof Error && err.name === 'SettingsError') {
+      process.stderr.write(`pico ${name}: ${err.message}\nfix: ${(err as { fix?: string }).fix ?? ''}\n`);
+      return EXIT.root;
+    }
     if (err instanceof Error && (err.name === 'JobError' || err.name === 'LedgerError')) {
       const fix = (err as { fix?: string }).fix;
       process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);

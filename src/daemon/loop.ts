@@ -52,6 +52,8 @@ import { isStorageError, storageCode } from '../storage-error.js';
 import { DiskPause } from './disk-pause.js';
 import type { StepProgress } from './worker-protocol.js';
 import { WaitingList, waitingOn } from '../approval/waiting.js';
+import type { DaemonObserver, IdleTask } from './observer.js';
+import type { DaemonSettings } from './settings.js';
 
 /** How often the daemon looks for decisions on sessions that wait for approval (a stat each). */
 const APPROVAL_POLL_MS = 1_000;
@@ -107,6 +109,12 @@ export interface DaemonOptions {
   openRuntime?: (root: string, log: Logger) => Promise<SessionRunner>;
   /** called instead of process.exit when a second signal forces the stop (tests) */
   exit?: (code: number) => void;
+  /** told of every transition (metrics, the API: observer.ts) */
+  observers?: DaemonObserver[];
+  /** run between jobs while no session runs (retention: observer.ts) */
+  idleTasks?: IdleTask[];
+  /** SIGHUP: read the settings again (throws SettingsError: the daemon keeps what it has); absent: SIGHUP only reloads manifests */
+  reloadSettings?: () => DaemonSettings;
 }
 
 /** Run the daemon until a signal stops it; resolves to the process exit code. */
@@ -154,6 +162,42 @@ class Daemon {
     this.status = new StatusPublisher(this.paths);
   }
 
+  /** Tell every observer; one that throws is logged, and the others and the loop go on. */
+  private observe(call: (o: DaemonObserver) => void): void {
+    for (const o of this.opts.observers ?? []) {
+      try {
+        call(o);
+      } catch (err) {
+        this.log.warn({ event: 'observer', err }, `an observer of the daemon failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * SIGHUP (`systemctl reload`): read settings.json again and let the session worker go, so the
+   * next job starts one on the manifests as they are now (a broken set falls back to the last
+   * good one, worker.ts). A settings file that does not parse is logged and the old settings stay.
+   */
+  private reload(): void {
+    if (this.stop.signal.aborted) return;
+    let changed: DaemonSettings | null = null;
+    if (this.opts.reloadSettings) {
+      try {
+        changed = this.opts.reloadSettings();
+      } catch (err) {
+        const fix = (err as { fix?: string }).fix;
+        this.log.error({ event: 'reload_failed', err: (err as Error).message }, `SIGHUP: the settings were not reloaded, the daemon keeps the ones it has: ${(err as Error).message}${fix ? `; fix: ${fix}` : ''}`);
+      }
+    }
+    if (changed) {
+      if (!process.env.PICO_LOG_LEVEL) this.log.level = changed.log_level;
+      const s = changed;
+      this.observe((o) => o.reloaded?.(s));
+    }
+    this.runtime?.reload?.();
+    this.log.info({ event: 'reloaded', settings: changed !== null }, `SIGHUP: ${changed ? 'settings read again; ' : ''}manifests are read again by the next job's worker`);
+  }
+
   /** Start, serve until stopped, tear down; returns the exit code. */
   async run(): Promise<number> {
     const env = this.opts.env ?? process.env;
@@ -177,6 +221,9 @@ class Daemon {
       },
     });
     this.closers.push({ name: 'signal handlers', close: uninstall });
+    const onHup = (): void => this.reload();
+    process.on('SIGHUP', onHup);
+    this.closers.push({ name: 'reload handler', close: () => process.off('SIGHUP', onHup) });
     this.closers.push({ name: 'idle collector', close: () => this.idle.stop() });
     let code = 0;
     try {
@@ -227,7 +274,10 @@ class Daemon {
     const poll = setInterval(() => this.pollApprovals(), APPROVAL_POLL_MS).unref();
     this.closers.push({ name: 'approval poll', close: () => clearInterval(poll) });
     // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
-    const onWorker = (pid: number | null): void => this.status.update((s) => (s.worker = { pid }));
+    const onWorker = (pid: number | null): void => {
+      this.status.update((s) => (s.worker = { pid }));
+      this.observe((o) => o.worker?.(pid));
+    };
     const opening = (this.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: this.paths.worker, idleMs: this.opts.workerIdleMs, onWorker })))(this.paths.root, this.log);
     opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
     await this.recover();
@@ -267,6 +317,7 @@ class Daemon {
       }
       this.queue.push(u.id, u.budgetClass, true);
       this.status.update((s) => s.counts.resumed++);
+      this.observe((o) => o.queued?.({ session: u.id, budget_class: u.budgetClass, resumed: true }));
       this.log.info({ event: 'queued', job: u.id, session: u.id, budget_class: u.budgetClass, resumed: true, was_running: u.started }, `resuming claimed job ${u.id}`);
     }
     this.publishQueue();
@@ -284,10 +335,14 @@ class Daemon {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const r = await takeIn(this.paths, names.slice(i), this.log, this.opts.maxJobBytes, i === 0 ? 0 : performance.now() + INTAKE_SLICE_MS);
       i += r.taken;
-      if (r.rejected > 0) this.status.update((s) => (s.counts.rejected += r.rejected));
+      if (r.rejected > 0) {
+        this.status.update((s) => (s.counts.rejected += r.rejected));
+        this.observe((o) => o.rejected?.(r.rejected));
+      }
       for (const { id, job } of r.claimed) {
         this.labels.set(id, job.label ?? null);
         this.queue.push(id, job.budget_class);
+        this.observe((o) => o.queued?.({ session: id, budget_class: job.budget_class, resumed: false }));
       }
       failed.push(...r.failed);
       this.publishQueue();
@@ -309,6 +364,7 @@ class Daemon {
       this.dispatch();
       if (this.inFlight.size === 0) {
         await this.ingestPending();
+        await this.runIdleTasks();
         notifier.send({ STATUS: this.statusLine() });
         this.idle.idle();
         this.runtime?.idle?.();
@@ -319,6 +375,18 @@ class Daemon {
     }
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.settled));
     await this.ingestPending();
+  }
+
+  /** Between jobs: each idle task in turn, until work arrives or the daemon stops; a failure is a warning. */
+  private async runIdleTasks(): Promise<void> {
+    for (const task of this.opts.idleTasks ?? []) {
+      if (this.stop.signal.aborted || this.queue.size > 0) return;
+      try {
+        await task.run(this.stop.signal);
+      } catch (err) {
+        this.log.warn({ event: 'idle_task', task: task.name, err: (err as Error).message }, `${task.name} failed between jobs (the jobs are not affected; it is tried again later): ${(err as Error).message}`);
+      }
+    }
   }
 
   /** Something changed (a job queued or settled, a stop): let the loop look again. */
@@ -381,6 +449,7 @@ class Daemon {
         this.notifier?.send({ STATUS: this.statusLine() });
       }
       this.log.info({ event: item.resumed ? 'resumed' : 'started', ...base, budget_class: item.budgetClass, waited_ms: Date.now() - item.queuedAt });
+      this.observe((o) => o.started?.({ session: item.id, budget_class: item.budgetClass }));
     };
     const onEvent = (e: StepProgress): void => {
       if (e.type === 'step_started') {
@@ -390,8 +459,12 @@ class Daemon {
         // step end (below) is what an operator reads; on a 2-core box every log line costs the jobs
         this.log.debug({ event: 'step', ...base, step: e.step, tool: e.tool, capability: e.capability, elapsed_ms: Math.round(e.ms) });
         stepInfo = { tool: e.tool ?? null, capability: e.capability ?? null };
+        this.observe((o) => o.step?.({ session: item.id, step: e.step, ...stepInfo, phase: 'started' }));
       } else {
-        this.log.info({ event: 'step', ...base, step: e.step, ...stepInfo, phase: e.type === 'fact_added' ? 'committed' : 'failed', duration_ms: Math.round((e.ms - stepAt) * 10) / 10 });
+        const phase = e.type === 'fact_added' ? 'committed' : 'failed';
+        const duration_ms = Math.round((e.ms - stepAt) * 10) / 10;
+        this.log.info({ event: 'step', ...base, step: e.step, ...stepInfo, phase, duration_ms });
+        this.observe((o) => o.step?.({ session: item.id, step: e.step, ...stepInfo, phase, duration_ms }));
       }
     };
     this.inFlight.set(item.id, f);
@@ -433,6 +506,7 @@ class Daemon {
     if (!this.publish(item, r, ms)) return;
     this.writingWorks(item.id);
     this.status.addOutcome({ session: item.id, outcome: r.outcome, duration_ms: ms, finished_at: new Date().toISOString() });
+    this.observe((o) => o.finished?.({ session: item.id, outcome: r.outcome, duration_ms: ms, budget_class: item.budgetClass }));
     if (this.pendingIngest.length === 0) this.pendingSince = performance.now();
     this.pendingIngest.push(item.id);
   }
@@ -471,6 +545,7 @@ class Daemon {
       if (!err.begun) return void (this.stop.signal.aborted || this.queue.requeue(item));
       const deaths = (this.deaths.get(item.id) ?? 0) + 1;
       this.deaths.set(item.id, deaths);
+      this.observe((o) => o.workerDied?.({ session: item.id, how: err.how }));
       if (deaths < MAX_DEATHS) {
         this.log.error({ event: 'worker_died', ...base, how: err.how, deaths }, `the session worker died while running ${item.id} (${err.how}); the session resumes from its ledger in a new worker`);
         if (!this.stop.signal.aborted) this.queue.requeue(item);
@@ -606,6 +681,7 @@ class Daemon {
     const byClass = this.queue.byClass();
     for (const f of this.inFlight.values()) if (!f.begun) byClass[f.item.budgetClass]++; // handed over, still waiting
     this.status.update((s) => (s.queue = byClass));
+    this.observe((o) => o.queue?.(byClass));
   }
 
   /** A one-line STATUS= text for systemctl status. */

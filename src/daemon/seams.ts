@@ -31,6 +31,8 @@ export interface SessionRunner {
   ingestSessions?(sessionDirs: readonly string[]): unknown;
   /** the queue ran dry */
   idle?(): void;
+  /** SIGHUP: the next job runs in a worker that reads the manifests again (the running one finishes first) */
+  reload?(): void;
   /** a forced stop: end now */
   kill?(): void;
   close(): Promise<void>;

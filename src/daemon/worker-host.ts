@@ -177,6 +177,16 @@ export class WorkerHost {
     this.idleTimer.unref();
   }
 
+  /** SIGHUP: an idle worker goes now; a busy one finishes what it was given and is replaced for the next job. */
+  reload(): void {
+    const live = this.live;
+    if (!live || live.exiting) return;
+    if (this.runs.size === 0 && this.ingests.size === 0) {
+      this.cancelIdle();
+      void this.release('reload').catch((err: unknown) => this.opts.log.warn({ err }, `stopping the worker for a reload: ${(err as Error).message}`));
+    } else live.retiring = true;
+  }
+
   /** Stop the worker cleanly (it closes the runtime and memory), killing it if it hangs. */
   async close(): Promise<void> {
     this.cancelIdle();
@@ -286,7 +296,7 @@ export class WorkerHost {
     const live = this.live;
     if (live?.ready && !live.exiting && !live.retiring) return Promise.resolve(live);
     this.starting ??= (async () => {
-      if (this.live?.retiring && !this.live.exiting) await this.release('it got a signal');
+      if (this.live?.retiring && !this.live.exiting) await this.release('replaced: it got a signal, or the manifests are reloaded');
       return this.spawn();
     })().finally(() => (this.starting = null));
     return this.starting;
