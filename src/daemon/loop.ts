@@ -463,8 +463,10 @@ class Daemon {
       } else {
         const phase = e.type === 'fact_added' ? 'committed' : 'failed';
         const duration_ms = Math.round((e.ms - stepAt) * 10) / 10;
-        this.log.info({ event: 'step', ...base, step: e.step, ...stepInfo, phase, duration_ms });
-        this.observe((o) => o.step?.({ session: item.id, step: e.step, ...stepInfo, phase, duration_ms }));
+        const provider = e.provider ?? null;
+        if (phase === 'failed') this.log.warn({ event: 'step', ...base, step: e.step, ...stepInfo, provider, phase, duration_ms, reason: e.reason ?? null }, `step ${e.step} of ${item.id} failed${provider ? ` (${provider})` : ''}: ${e.reason ?? 'no reason given'}`);
+        else this.log.info({ event: 'step', ...base, step: e.step, ...stepInfo, provider, phase, duration_ms });
+        this.observe((o) => o.step?.({ session: item.id, step: e.step, ...stepInfo, provider, phase, duration_ms, ...(e.reason ? { reason: e.reason } : {}) }));
       }
     };
     this.inFlight.set(item.id, f);

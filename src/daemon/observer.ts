@@ -18,6 +18,10 @@ export interface StepObservation {
   tool: string | null;
   capability: string | null;
   phase: 'started' | 'committed' | 'failed';
+  /** committed: the provider that produced the fact; failed: the last one tried (null: none could be selected) */
+  provider?: string | null;
+  /** failed: why, one bounded line */
+  reason?: string;
   /** for committed and failed: how long the step took, ms */
   duration_ms?: number;
 }

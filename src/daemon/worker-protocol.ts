@@ -30,6 +30,10 @@ export interface StepProgress {
   step: string;
   tool?: string | null;
   capability?: string;
+  /** the provider that produced the fact, or whose failure ended the step (null: none could be selected) */
+  provider?: string | null;
+  /** step_failed: why, one line, bounded (the ledger's error has all of it) */
+  reason?: string;
   /** ms since the run began, measured in the worker (progress can reach the daemon in a batch) */
   ms: number;
 }

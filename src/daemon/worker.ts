@@ -163,7 +163,8 @@ class Worker {
         ...(close ? { closeReason: close } : {}),
         onEvent: (e) => {
           if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
-          else if (e.type === 'fact_added' || e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, ms: ms() } });
+          else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });
+          else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error), ms: ms() } });
         },
       });
       send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}), ...(r.waitingStep ? { waitingStep: r.waitingStep } : {}), run_ms: ms() } }, true);
@@ -217,3 +218,10 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+/** A failure's reason as the daemon logs it: one line, at most REASON_CHARS characters (it can quote what it could not parse). */
+const REASON_CHARS = 300;
+function boundedReason(error: string): string {
+  const line = error.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return line.length <= REASON_CHARS ? line : `${line.slice(0, REASON_CHARS)}… (${line.length} characters; pico show has all of it)`;
+}
