@@ -9,7 +9,7 @@
  * real daemon. Needs `npm run build` first.
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/daemon/settings.js';
@@ -37,14 +37,19 @@ function exampleRoot(leaveOut: (path: string) => boolean = () => false): string 
 }
 
 /** Run one README line from inside the root with `pico` on PATH and DIR standing for the root. */
-function sh(root: string, command: string): { code: number | null; stdout: string; stderr: string } {
+function sh(root: string, command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const bin = join(dirname(root), 'bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'pico'), `#!/bin/sh\nexec "${process.execPath}" "${MAIN_JS}" "$@"\n`, { mode: 0o755 });
-  const r = spawnSync('/bin/sh', ['-c', command.replace(/\bDIR\b/g, root)], {
-    cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+  // async, so the test worker keeps answering vitest while a line runs
+  return new Promise((done) => {
+    execFile('/bin/sh', ['-c', command.replace(/\bDIR\b/g, root)], {
+      cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
+      done({ code, stdout, stderr });
+    });
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('the README reference "Files you write"', () => {
@@ -57,11 +62,11 @@ describe('the README reference "Files you write"', () => {
     expect(runLines(REFERENCE).length).toBeGreaterThanOrEqual(5);
   });
 
-  it('runs as written: the manifests check passes, the shell provider answers, the job answers, the playbook plans, eval and the policy replay run', () => {
+  it('runs as written: the manifests check passes, the shell provider answers, the job answers, the playbook plans, eval and the policy replay run', async () => {
     const root = exampleRoot();
     const out: Record<string, string> = {};
     for (const l of runLines(REFERENCE)) {
-      const r = sh(root, l.command);
+      const r = await sh(root, l.command);
       expect(r.code, `README line ${l.line}: ${l.command}\n${r.stdout}\n${r.stderr}`).toBe(l.expectExit);
       out[l.command.split(' ').slice(0, 2).join(' ')] = r.stdout;
     }
@@ -83,20 +88,20 @@ describe('the README reference "Files you write"', () => {
     // both eval cases right under the ladder, and the policy replay compared the session
     expect(out['pico eval']).toMatch(/^ladder\s+1\.000\s+2\/2/m);
     expect(out['pico replay']).toContain(session);
-  });
+  }, 120_000);
 
-  it('says a new schema must be listed in its capability: without the capability example the check fails naming the fix', () => {
+  it('says a new schema must be listed in its capability: without the capability example the check fails naming the fix', async () => {
     const root = exampleRoot((p) => p.startsWith('manifests/capabilities/'));
-    const r = sh(root, 'pico manifests check --root DIR');
+    const r = await sh(root, 'pico manifests check --root DIR');
     expect(r.code).toBe(3);
     expect(r.stdout + r.stderr).toContain('the reducer extract@1 does not produce "dir_size@1"');
     expect(r.stdout + r.stderr).toContain('add "dir_size@1" to "schemas" in manifests/capabilities/extract@1.json');
   });
 
-  it('the example shell provider fails as the contract says: bad input is a tool_failed carrying its exit code and stderr, tried twice', () => {
+  it('the example shell provider fails as the contract says: bad input is a tool_failed carrying its exit code and stderr, tried twice', async () => {
     const root = exampleRoot();
     writeFileSync(join(root, 'not-du.txt'), 'hello world\n');
-    const r = sh(root, 'pico call extract@1 --schema dir_size@1 --provider dir-size --input not-du.txt --root DIR --json');
+    const r = await sh(root, 'pico call extract@1 --schema dir_size@1 --provider dir-size --input not-du.txt --root DIR --json');
     expect(r.code).toBe(1);
     const v = JSON.parse(r.stdout) as { ok: boolean; error: string; session: string };
     expect(v.ok).toBe(false);
@@ -113,7 +118,7 @@ describe('the README reference "Files you write"', () => {
     expect(loadSettings(root)).toMatchObject({ present: true, settings: { worker_idle_ms: 30_000, low_disk_mb: 512, gc: { older_than_days: 90, archive: true, every_hours: 24 }, listen: null } });
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
-    const submitted = sh(root, 'pico submit examples/jobs/prune-the-log-archive.json --root DIR');
+    const submitted = await sh(root, 'pico submit examples/jobs/prune-the-log-archive.json --root DIR');
     expect(submitted.code, submitted.stderr).toBe(0);
     const id = /\d{8}-\d{6}-[0-9a-f]+/.exec(submitted.stdout)![0];
     await d.waitFor((l) => l.event === 'waiting_approval' && l.session === id);
