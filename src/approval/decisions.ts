@@ -26,7 +26,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 export const APPROVALS_DIR = 'approvals';
 export const APPROVAL_SETTINGS_FILE = 'approval.json';
 
-const decisionSchema = z.strictObject({
+export const decisionSchema = z.strictObject({
   decision: z.enum(['granted', 'denied']),
   step: z.string().min(1),
   by: z.string().min(1),
@@ -35,7 +35,7 @@ const decisionSchema = z.strictObject({
 });
 export type Decision = z.infer<typeof decisionSchema>;
 
-const settingsSchema = z.strictObject({ expire_after_s: z.number().positive().nullable().default(null) });
+export const settingsSchema = z.strictObject({ expire_after_s: z.number().positive().nullable().default(null) });
 export type ApprovalSettings = z.infer<typeof settingsSchema>;
 
 /** A parse failure in one line: each issue's field and message. */
