@@ -79,6 +79,8 @@ export class StepTracker {
       return ms === null ? '' : ` in ${seconds(ms)}`;
     };
     if (type === 'provider_called') {
+      // a good attempt is told by the commit line; a failed one is worth its own (a retry follows)
+      if (e.outcome === 'ok') return null;
       return `${step}   ${String(e.provider)} attempt ${String(e.attempt)}: ${String(e.outcome)} in ${seconds(Number(e.duration_ms))}`;
     }
     if (ATTEMPT_FAILURES.has(type)) return `${step}   ${e.provider ? `${String(e.provider)} ` : ''}${type}: ${why()}`;

@@ -4,7 +4,8 @@
  * Why: on a terminal the tokens-so-far counter should be one line rewritten
  * in place (`\r`, erase to the end of the line), not a scroll of numbers; in
  * a pipe or a log file (systemd, CI, `2> run.log`) there is no "in place",
- * so the live text becomes a plain line at most every `plainEveryMs`. A
+ * so the live text becomes a plain line every `plainEveryMs`, the first once
+ * it has been live that long (a quick call prints none). A
  * permanent line first erases the live line, then puts it back below. On a
  * terminal the live line is cut to the terminal's width (a wrapped line
  * cannot be rewritten with `\r`); it is transient, and every fact it shows
@@ -34,6 +35,8 @@ export class LiveView {
   private readonly now: () => number;
   private shown: string | null = null;
   private lastPlain = -Infinity;
+  /** when the live text appeared (plain output), or null while there is none */
+  private since: number | null = null;
 
   constructor(private readonly out: ProgressOutput, o: ViewOptions = {}) {
     this.tty = o.tty ?? !!out.isTTY;
@@ -51,12 +54,14 @@ export class LiveView {
   /** The live text (null: nothing in flight). A plain output prints it when `every` ms have passed since the last. */
   live(text: string | null): void {
     if (!this.tty) {
+      const now = this.now();
       if (text === null) {
-        this.lastPlain = -Infinity;
+        this.since = null;
         return;
       }
-      const now = this.now();
-      if (now - this.lastPlain < this.every) return;
+      // a call shorter than `every` prints no live line at all; a long one, one line per `every`
+      this.since ??= now;
+      if (now - this.since < this.every || now - this.lastPlain < this.every) return;
       this.lastPlain = now;
       this.out.write(`${text}\n`);
       return;
