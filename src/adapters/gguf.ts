@@ -123,7 +123,9 @@ export function createGgufAdapter(): GgufAdapter {
       // progress counts the tokens node-llama-cpp hands back as it decodes; it does not change what is decoded
       const report = req.onProgress;
       let generated = 0;
-      const onToken = report ? (tokens: readonly unknown[]) => report({ output_tokens: (generated += tokens.length) }) : undefined;
+      const onToken = report ? (tokens: readonly unknown[]) => {
+        if (tokens.length > 0) report({ output_tokens: (generated += tokens.length) });
+      } : undefined;
       const text = await session.prompt(rendered.user, { ...samplingOptions(m.sampler), ...(grammar ? { grammar } : {}), ...(onToken ? { onToken } : {}), signal });
       if (text.trim() === '') throw new ProviderError('tool_empty', `provider "${m.id}" produced no text`, { durationMs: Date.now() - started });
       if (Buffer.byteLength(text) > m.limits.max_output_bytes) {
