@@ -84,7 +84,9 @@ async function readGgufManifest(root: string, id: string, file: string): Promise
   }
   const r = ggufProviderSchema.safeParse(raw);
   if (!r.success) {
-    const issues = r.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`).join('\n');
+    // one line per field, in words: a field that is absent says "missing" rather than "received undefined"
+    const said = (m: string): string => m.replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)');
+    const issues = r.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${said(i.message)}`).join('\n');
     throw new ProbeError(`${file}: not a valid gguf provider manifest:\n${issues}`, `correct those fields (pico manifests check --root ${root} checks every manifest; README "Provider manifests")`, 3);
   }
   return r.data;

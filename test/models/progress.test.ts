@@ -9,23 +9,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGgufAdapter } from '../../src/adapters/gguf.js';
-import { initRoot } from '../../src/runtime/init.js';
-import { tempRoot, } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
-import { HAVE_MODELS, makeRoot, tinyManifest, tinyRequest, TINY_PROMPT, TINY_SCHEMA } from './helpers.js';
-
-/** A root (pico init) where extract@1 → tiny_note@1 is served by the tiny model only. */
-export function modelRoot(): string {
-  const root = tempRoot('pico-models-progress-');
-  initRoot(root);
-  writeFileSync(join(root, 'prompts/tiny-note.md'), TINY_PROMPT);
-  writeFileSync(join(root, 'manifests/schemas/tiny_note@1.json'), JSON.stringify({ $id: 'tiny_note@1', ...TINY_SCHEMA }));
-  const cap = JSON.parse(readFileSync(join(root, 'manifests/capabilities/extract@1.json'), 'utf8')) as { schemas: string[] };
-  cap.schemas.push('tiny_note@1');
-  writeFileSync(join(root, 'manifests/capabilities/extract@1.json'), JSON.stringify(cap));
-  writeFileSync(join(root, 'manifests/providers/tiny.json'), JSON.stringify({ ...tinyManifest(), schemas: ['tiny_note@1'] }));
-  return root;
-}
+import { HAVE_MODELS, makeRoot, tinyManifest, tinyRequest } from './helpers.js';
+import { modelRoot } from '../progress/model-root.js';
 
 describe.skipIf(!HAVE_MODELS)('token progress from the gguf adapter', () => {
   const adapter = createGgufAdapter();
