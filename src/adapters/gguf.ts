@@ -16,7 +16,8 @@
  * `pico eval` may hand over messages it rendered itself and ask for an
  * unconstrained decode (`constrain: false`); the runtime never does. Every
  * answer reports the prompt and output tokens the sequence's meter counted. Loading another model first
- * evicts every loaded model that is not pinned (one model at a time, P5).
+ * evicts every loaded model that is not pinned (one model at a time, P5). A caller's
+ * `onProgress` hears the count of tokens generated so far after every decoded token.
  * `dispose()` releases everything, the Llama backend included.
  */
 import type { Llama, LlamaChatSession as ChatSession } from 'node-llama-cpp';
@@ -119,7 +120,13 @@ export function createGgufAdapter(): GgufAdapter {
     let session: ChatSession | undefined;
     try {
       session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: rendered.system, chatWrapper: 'auto' });
-      const text = await session.prompt(rendered.user, { ...samplingOptions(m.sampler), ...(grammar ? { grammar } : {}), signal });
+      // progress counts the tokens node-llama-cpp hands back as it decodes; it does not change what is decoded
+      const report = req.onProgress;
+      let generated = 0;
+      const onToken = report ? (tokens: readonly unknown[]) => {
+        if (tokens.length > 0) report({ output_tokens: (generated += tokens.length) });
+      } : undefined;
+      const text = await session.prompt(rendered.user, { ...samplingOptions(m.sampler), ...(grammar ? { grammar } : {}), ...(onToken ? { onToken } : {}), signal });
       if (text.trim() === '') throw new ProviderError('tool_empty', `provider "${m.id}" produced no text`, { durationMs: Date.now() - started });
       if (Buffer.byteLength(text) > m.limits.max_output_bytes) {
         throw new ProviderError('tool_failed', `provider "${m.id}" produced ${Buffer.byteLength(text)} bytes, above limits.max_output_bytes ${m.limits.max_output_bytes}; lower sampler.max_tokens or raise the limit`);

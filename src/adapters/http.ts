@@ -9,7 +9,8 @@
  * `limits.timeout_ms`. Every way the server can fail — down, slow, non-200,
  * non-JSON, no choices, empty content — is a ProviderError whose type is the
  * ledger failure event. The output is returned as text for the ladder; the
- * server's own schema enforcement is not trusted to replace it.
+ * server's own schema enforcement is not trusted to replace it. The call does
+ * not stream, so a caller's `onProgress` hears one count, when the answer arrives.
  */
 import type { ManifestOfKind } from '../registry/manifest.js';
 import { inputLimit } from '../prompts/bound.js';
@@ -117,6 +118,8 @@ export function createHttpAdapter(): ProviderAdapter<HttpManifest> {
       throw new ProviderError('tool_failed', `provider "${m.id}": ${Buffer.byteLength(text)} bytes of output, above limits.max_output_bytes ${m.limits.max_output_bytes}`, { durationMs });
     }
     const usage = usageOf(raw);
+    // the request does not stream (stream: false), so the only count there is arrives with the answer
+    if (usage?.output_tokens != null) req.onProgress?.({ output_tokens: usage.output_tokens });
     return { kind: 'text', text, ...(usage ? { usage } : {}) };
   };
 

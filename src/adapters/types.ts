@@ -29,6 +29,18 @@ export interface ProviderRequest {
   messages?: { system: string; user: string };
   /** false: decode without a grammar / response_format (eval's unconstrained modes); default true */
   constrain?: boolean;
+  /**
+   * Told how far the call has got, for a person watching (`pico run`, `pico watch`): gguf after every
+   * decoded token, http once when the answer arrives (it does not stream). Progress is not a fact: it is
+   * never written to the ledger, and an adapter must decode exactly the same with or without it.
+   */
+  onProgress?: (p: CallProgress) => void;
+}
+
+/** How far a call in flight has got. */
+export interface CallProgress {
+  /** tokens generated so far (cumulative) */
+  output_tokens: number;
 }
 
 /** What a model call used, when the provider can say (gguf counts tokens, http reads `usage`). */

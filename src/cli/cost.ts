@@ -2,8 +2,12 @@
  * `pico cost [PROVIDER] [--schema S] [--stale-factor F] [--no-ingest] [--root DIR] [--json]`:
  * what providers cost on this machine — measured p50/p90 from five calls up,
  * the manifest's declared cost below that (and it says so) — plus the
- * manifests whose declared cost is far from what was measured.
+ * manifests whose declared cost is far from what was measured. Its advice is
+ * printed whole, and what it tells a person to run is the exact command for
+ * this root (`pico probe ID --root DIR` for a gguf provider; any other kind is
+ * measured by running it, or its manifest's `cost` is corrected by hand).
  */
+import { join } from 'node:path';
 import { openForCli } from '../memory/cli-open.js';
 import { providerManifestsDirFor } from '../memory/paths.js';
 import { formatTable } from '../memory/table.js';
@@ -35,11 +39,19 @@ export async function main(argv: string[]): Promise<number> {
         provider: e.provider, schema: e.schema, n: e.n, p50_ms: e.p50_ms, p90_ms: e.p90_ms, source: e.source,
         declared_p90: e.manifest?.p90_ms ?? null, note: e.note,
       }));
-      const out = [formatTable(['provider', 'schema', 'n', 'p50_ms', 'p90_ms', 'source', 'declared_p90', 'note'], rows)];
+      // the note is advice: it is printed whole, and what it says to run is spelled out below with this root
+      const out = [formatTable(['provider', 'schema', 'n', 'p50_ms', 'p90_ms', 'source', 'declared_p90', 'note'], rows, { whole: ['note'] })];
       if (stale.length > 0) {
-        out.push('', `stale manifests (declared cost off by more than x${factor}; run \`pico probe\` again):`,
+        out.push('', `stale manifests (declared cost off by more than x${factor} from what was measured):`,
           formatTable(['provider', 'schema', 'n', 'ratio_p50', 'ratio_p90'], stale.map((s) => ({ ...s }))));
+        const kindOf = new Map(estimates.map((e) => [e.provider, e.kind]));
+        for (const p of [...new Set(stale.map((s) => s.provider))].filter((p) => kindOf.get(p) !== 'gguf')) {
+          out.push(`  ${p}: not a model, so not probed: correct "cost" in ${join(providerManifestsDirFor(root), `${p}.json`)} to the measured p50/p90 above (pico cost ${p} --root ${root})`);
+        }
       }
+      const probe = [...new Set([...estimates.filter((e) => e.source === 'none').map((e) => e.provider), ...stale.map((s) => s.provider)])]
+        .filter((p) => estimates.find((e) => e.provider === p)?.kind === 'gguf');
+      if (probe.length > 0) out.push('', 'to measure the models on this machine:', ...probe.map((p) => `  pico probe ${p} --root ${root}`));
       return out.join('\n');
     });
     return estimates.length > 0 ? EXIT.ok : EXIT.negative;

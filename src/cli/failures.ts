@@ -46,8 +46,8 @@ export async function main(argv: string[]): Promise<number> {
       reports: REPORTS.map((r) => ({ name: r.name, purpose: r.description, params: r.params })),
     };
     emit(!!values.json, list, () => [
-      'views (query them from sqlite3 ' + dbPathFor(root) + '):', formatTable(['name', 'purpose'], list.views), '',
-      'reports (pico failures report --name NAME):', formatTable(['name', 'purpose'], list.reports),
+      'views (query them from sqlite3 ' + dbPathFor(root) + '):', formatTable(['name', 'purpose'], list.views, { whole: ['purpose'] }), '',
+      'reports (pico failures report --name NAME):', formatTable(['name', 'purpose'], list.reports, { whole: ['purpose'] }),
     ].join('\n'));
     return EXIT.ok;
   }

@@ -7,11 +7,15 @@
  * the gguf adapter with the provider's prompt, schema and residency. The
  * manifest's `resource` and `cost` are replaced, stamped with the machine
  * hash, and the file is rewritten atomically. The policy reads them; this
- * command does not decide anything with them.
+ * command does not decide anything with them. Only a gguf provider can be
+ * probed: naming another kind, a missing or invalid manifest, or weights that
+ * do not match is the user's error, said with the file and the fix (exit 2 for
+ * a wrong id, 3 for a broken root), never a raw validation dump.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { MIN_OBSERVATIONS } from '../memory/cost.js';
+import { EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { createGgufAdapter } from '../adapters/gguf.js';
 import { measureModel, type ModelMeasurement } from '../adapters/gguf-measure.js';
 import { verifyWeights } from '../adapters/gguf-weights.js';
@@ -37,16 +41,54 @@ export function providerManifestPath(root: string, id: string): string {
   return path.join(root, 'manifests', 'providers', `${id}.json`);
 }
 
+/** A probe the user's input or root prevents; `exit` is 2 (a wrong id) or 3 (a broken root), and `fix` says what to do. */
+export class ProbeError extends Error {
+  override name = 'ProbeError';
+  constructor(message: string, readonly fix: string, readonly exit: 2 | 3) {
+    super(message);
+  }
+}
+
+/** The ids of the gguf providers in a root's manifests (for advice; unreadable files are skipped). */
+async function ggufIds(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const ids: string[] = [];
+  for (const n of names.filter((f) => f.endsWith('.json')).sort()) {
+    const doc = await readFile(path.join(dir, n), 'utf8').then((t) => JSON.parse(t) as { id?: unknown; kind?: unknown }).catch(() => null);
+    if (doc?.kind === 'gguf' && typeof doc.id === 'string') ids.push(doc.id);
+  }
+  return ids;
+}
+
 /** Read and check a gguf manifest; errors name the file and say how to fix it. */
-async function readGgufManifest(file: string): Promise<ManifestOfKind<'gguf'>> {
+async function readGgufManifest(root: string, id: string, file: string): Promise<ManifestOfKind<'gguf'>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const known = await ggufIds(path.dirname(file));
+    throw new ProbeError(`${file}: cannot read the manifest of "${id}" (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      known.length > 0 ? `probe one of this root's models: ${known.map((k) => `pico probe ${k} --root ${root}`).join(', ')}`
+        : `this root has no gguf provider; install a model first: pico provision FILE.gguf --id ID --implements CAP --root ${root}`, 2);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${file}: cannot read the manifest (${(e as Error).message}); run \`pico provision\` first`);
+    throw new ProbeError(`${file}: not JSON (${(e as Error).message})`, `fix the file (pico manifests check --root ${root} names every problem)`, 3);
+  }
+  const kind = (raw as { kind?: unknown } | null)?.kind;
+  if (kind !== 'gguf') {
+    throw new ProbeError(`provider "${id}" is a ${typeof kind === 'string' ? kind : 'kindless'} provider (${file}); pico probe measures gguf models only`,
+      `a ${String(kind)} provider is measured as it runs: after ${MIN_OBSERVATIONS} calls, pico cost ${id} --root ${root} shows its p50/p90; or declare "cost": {"p50_ms": N, "p90_ms": N} in its manifest`, 2);
   }
   const r = ggufProviderSchema.safeParse(raw);
-  if (!r.success) throw new Error(`${file}: not a valid gguf provider manifest: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success) {
+    // one line per field, in words: a field that is absent says "missing" rather than "received undefined"
+    const said = (m: string): string => m.replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)');
+    const issues = r.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${said(i.message)}`).join('\n');
+    throw new ProbeError(`${file}: not a valid gguf provider manifest:\n${issues}`, `correct those fields (pico manifests check --root ${root} checks every manifest; README "Provider manifests")`, 3);
+  }
   return r.data;
 }
 
@@ -59,8 +101,13 @@ function percentile(xs: number[], p: number): number {
 /** Measure one gguf provider and write resource/cost into its manifest. */
 export async function probeProvider(root: string, id: string, opts: { calls?: number } = {}): Promise<ProbeResult> {
   const manifestPath = providerManifestPath(root, id);
-  const m = await readGgufManifest(manifestPath);
-  const file = await verifyWeights(root, m);
+  const m = await readGgufManifest(root, id, manifestPath);
+  let file: string;
+  try {
+    file = await verifyWeights(root, m);
+  } catch (e) {
+    throw new ProbeError(`provider "${id}": ${(e as Error).message}`, `fix "file" / "sha256" in ${manifestPath}, or provision the model again`, 3);
+  }
   const measurement = await measureModel(file, { threads: m.threads, contextSize: m.context_size });
   const prompt = await loadPrompt(root, m.prompt);
   const schemaFile = path.join(root, 'manifests', 'schemas', `${prompt.schema}.json`);
@@ -114,25 +161,23 @@ export function describeProbe(r: ProbeResult): string {
   ].join('\n');
 }
 
+const USAGE = 'pico probe ID [--root DIR] [--json] [--calls N≥1]';
+
 /** CLI entry: argv excludes the command name. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true,
-    options: { root: { type: 'string', default: '.' }, json: { type: 'boolean', default: false }, calls: { type: 'string', default: '3' } },
-  } as const);
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, calls: { type: 'string', default: '3' } }, USAGE);
   const id = positionals[0];
   const calls = Number(values.calls);
-  if (!id || positionals.length > 1 || !Number.isInteger(calls) || calls < 1) {
-    process.stderr.write('usage: pico probe ID [--root DIR] [--json] [--calls N≥1]\n');
-    return 2;
-  }
+  if (!id || positionals.length > 1) throw new UsageError(`name one gguf provider id (a file manifests/providers/ID.json)\nusage: ${USAGE}`);
+  if (!Number.isInteger(calls) || calls < 1) throw new UsageError(`--calls must be a whole number from 1, got "${values.calls}"\nusage: ${USAGE}`);
   try {
-    const r = await probeProvider(path.resolve(values.root), id, { calls });
+    const r = await probeProvider(rootOf(values), id, { calls });
     process.stdout.write(values.json ? `${JSON.stringify({ ok: true, manifest: r.manifestPath, resource: r.manifest.resource, cost: r.manifest.cost, measurement: r.measurement, calls_ms: r.callsMs })}\n` : `${describeProbe(r)}\n`);
-    return 0;
+    return EXIT.ok;
   } catch (e) {
     const message = (e as Error).message;
-    process.stderr.write(values.json ? `${JSON.stringify({ ok: false, error: message })}\n` : `pico probe: ${message}\n`);
-    return 1;
+    const fix = e instanceof ProbeError ? e.fix : null;
+    process.stderr.write(values.json ? `${JSON.stringify({ ok: false, error: message, ...(fix ? { fix } : {}) })}\n` : `pico probe: ${message}${fix ? `\nfix: ${fix}` : ''}\n`);
+    return e instanceof ProbeError ? e.exit : EXIT.negative;
   }
 }

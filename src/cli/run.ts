@@ -4,7 +4,10 @@
  * answered (1 when partial or declined). A job this root cannot run (bad
  * JSON, not UTF-8, too deep, a tool, capability or schema it does not know)
  * is the user's error: exit 2 with the problem and the fix, before any
- * session is made.
+ * session is made. While it runs, each step's start, attempts and end (committed, or failed
+ * and why) go to stderr, and during a provider call one live line with the tokens generated so
+ * far (rewritten in place on a terminal, a plain line every 2 s otherwise; src/cli/progress-view.ts).
+ * `--json` prints only the result document.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,6 +19,7 @@ import { writeFileAtomicSync } from '../durable-file.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { runProgress } from './progress-view.js';
 
 const USAGE = 'pico run JOB.json [--root DIR] [--json]';
 
@@ -47,7 +51,14 @@ export async function main(argv: string[]): Promise<number> {
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });
     writeFileAtomicSync(join(dir, 'job.json'), JSON.stringify(job, null, 2) + '\n');
-    const result = await rt.runSession(id, { job });
+    // progress goes to stderr, so the answer alone is on stdout; --json prints the result document only
+    const progress = values.json ? null : runProgress(process.stderr, `pico show ${id} --root ${root} --full`);
+    let result: Awaited<ReturnType<typeof rt.runSession>>;
+    try {
+      result = await rt.runSession(id, { job, ...(progress ? { onEvent: progress.onEvent, onProgress: progress.onProgress } : {}) });
+    } finally {
+      progress?.close();
+    }
     const doc = result.resultPath ? JSON.parse(readFileSync(result.resultPath, 'utf8')) : result;
     emit(!!values.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);
     return result.outcome === 'answered' ? EXIT.ok : EXIT.negative;

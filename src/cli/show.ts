@@ -1,6 +1,7 @@
 /**
  * `pico show SESSION [--root DIR] [--json]`: the transcript of a session, one
- * readable line per event (transcript replay, design §2). A damaged session
+ * readable line per event (transcript replay, design §2), the answer whole;
+ * a long fact or error is cut and says how to see it, and `--full` cuts nothing. A damaged session
  * (see `pico check`) prints its intact events, then the damage on stderr,
  * and exits 1.
  */
@@ -13,13 +14,18 @@ import { checkSession } from '../check/session.js';
 import { reportDamage } from './damage.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
-const USAGE = 'pico show SESSION [--root DIR] [--json]';
+const USAGE = 'pico show SESSION [--root DIR] [--full] [--json]';
 
-/** One line for a person: what happened in this event. */
-export function describe(e: LedgerEvent): string {
+/**
+ * One line for a person: what happened in this event. A long value (a fact, an error) is cut at
+ * 120 characters, and the cut says how much is left and how to see it (`rest`, e.g.
+ * `pico show ID --full`); with `full` nothing is cut. The answer is never cut.
+ */
+export function describe(e: LedgerEvent, o: { full?: boolean; rest?: string } = {}): string {
+  const rest = o.rest ?? `pico show ${e.session_id} --full`;
   const short = (v: unknown, n = 120) => {
-    const s = typeof v === 'string' ? v : JSON.stringify(v);
-    return s.length > n ? s.slice(0, n - 1) + '…' : s;
+    const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+    return o.full || s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters: ${rest})`;
   };
   switch (e.type) {
     case 'composition': return `composition ${e.hash.slice(0, 19)} machine ${e.machine.slice(0, 19)}`;
@@ -39,16 +45,17 @@ export function describe(e: LedgerEvent): string {
     case 'declined': return `declined: ${short(e.reason)}`;
     case 'approval_requested': return `${e.step} approval requested: ${e.reason}`;
     case 'approval_granted': return `${e.step} approval granted by ${e.by}`;
-    case 'answer_sent': return `ANSWER [${e.outcome}] (${e.trust}, ${e.spent.wall_ms} ms, ${e.spent.model_calls} model calls): ${short(e.text, 300)}`;
+    case 'answer_sent': return `ANSWER [${e.outcome}] (${e.trust}, ${e.spent.wall_ms} ms, ${e.spent.model_calls} model calls):\n${e.text}`;
     default: return `${'step' in e ? `${e.step} ` : ''}${e.type}${'provider' in e && e.provider ? ` ${e.provider}` : ''}: ${short((e as { error?: string }).error ?? '')}`;
   }
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, full: { type: 'boolean' } }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
   const id = positionals[0]!;
-  const dir = join(rootOf(values), 'sessions', id);
+  const root = rootOf(values);
+  const dir = join(root, 'sessions', id);
   if (!existsSync(join(dir, LEDGER_FILE))) throw new UsageError(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/`);
   // the intact part is printed either way; damage is reported beside it and makes the exit 1
   const check = checkSession(dir, id);
@@ -58,6 +65,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch {
     // unreadable (a folder where the ledger should be): the check above names it
   }
-  emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e)}`).join('\n'));
+  const how = { full: !!values.full, rest: `pico show ${id} --root ${root} --full` };
+  emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e, how)}`).join('\n'));
   return reportDamage('show', check) ? EXIT.negative : EXIT.ok;
 }

@@ -2,7 +2,11 @@
  * `pico watch JOB --root DIR [--json]` — follow a job's ledger live until it ends.
  *
  * JOB is the id `pico submit` printed (= the session id). Prints one
- * readable line per event (`--json`: the raw ledger lines). A job still in
+ * readable line per event (`--json`: the raw ledger lines), a step's end with
+ * how long the step took, the answer whole, and while a provider call runs one
+ * live line with its tokens so far (read from the worker's side file,
+ * src/progress/side-file.ts; rewritten in place on a terminal, a plain line
+ * every 2 s otherwise). A value cut on a line says where the rest is. A job still in
  * the inbox or queue is waited for; a job that was rejected prints its
  * reason. Exit 0 when the session ends answered or partial, 1 when declined,
  * rejected or unknown, 2 on usage errors. The watch ends when the session
@@ -20,6 +24,7 @@ import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
 import { readStatus } from '../daemon/status.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
+import { watchProgress } from './progress-view.js';
 
 const USAGE = 'pico watch JOB [--root DIR] [--json]';
 /** How often a watch checks that a daemon still serves the root. */
@@ -103,17 +108,23 @@ export async function main(argv: string[]): Promise<number> {
   };
   look();
   const timer = setInterval(look, SERVED_CHECK_MS);
+  const more = `pico show ${id} --root ${paths.root} --full`;
+  // a person sees, beside each event, how long its step took, and the live tokens of a call in flight
+  const progress = values.json ? null : watchProgress(process.stdout, files.dir, id, more);
   try {
     for await (const line of followLedger(files.ledger, files.result, { signal: stop.signal, vanished: () => !known() })) {
-      process.stdout.write(`${values.json ? line : describeLine(line)}\n`);
+      let e: { type?: string; outcome?: string } | null = null;
       try {
-        const e = JSON.parse(line) as { type?: string; outcome?: string };
-        if (e.type === 'answer_sent') outcome = e.outcome ?? null;
+        e = JSON.parse(line) as { type?: string; outcome?: string };
       } catch {
-        // describeLine already showed it as unreadable
+        // describeLine shows it as unreadable
       }
+      if (e?.type === 'answer_sent') outcome = e.outcome ?? null;
+      if (!progress) process.stdout.write(`${line}\n`);
+      else progress.line(`${describeLine(line, more)}${e && typeof e === 'object' ? progress.onEvent(e as Record<string, unknown>) : ''}`);
     }
   } finally {
+    progress?.close();
     process.off('SIGINT', onInt);
     clearInterval(timer);
   }

@@ -8,7 +8,9 @@
  * — the runtime, the adapters, a loaded model, SQLite — so the daemon that
  * watches the inbox stays small; an idle daemon lets its worker go and gives
  * that memory back. A native crash in a provider kills this process, not the
- * daemon, which resumes the session in a new worker.
+ * daemon, which resumes the session in a new worker. While a provider call
+ * runs, the worker keeps `sessions/<id>/progress.json` (tokens so far, for
+ * `pico watch`; src/progress/side-file.ts) beside the ledger, never in it.
  *
  * Stopping: `stop`, or a first SIGTERM/SIGINT (systemd signals the whole
  * control group), lets the running session finish its step and cancels the
@@ -22,7 +24,8 @@ import type { Logger } from 'pino';
 import { createLogger } from '../log.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
 import { join } from 'node:path';
-import { daemonPaths } from './paths.js';
+import { daemonPaths, sessionFiles } from './paths.js';
+import { ProgressWriter } from '../progress/side-file.js';
 import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
@@ -54,6 +57,9 @@ function send(m: FromWorker, now = false): void {
     setImmediate(flush);
   }
 }
+
+/** Events after which no step is in flight (the side file goes). */
+const STEP_ENDS = new Set(['fact_added', 'step_failed', 'capability_gap', 'approval_denied', 'approval_requested']);
 
 class Worker {
   private runtime: Runtime | null = null;
@@ -155,13 +161,18 @@ class Worker {
     send({ t: 'begin', id }, true);
     const t0 = performance.now();
     const ms = (): number => Math.round((performance.now() - t0) * 10) / 10;
+    // how far a model call has got, for `pico watch` (src/progress/side-file.ts); never in the ledger
+    const live = new ProgressWriter(sessionFiles(daemonPaths(this.root), id).dir, id);
     try {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
         deferResult: true,
         approvals: true,
         ...(close ? { closeReason: close } : {}),
+        onProgress: (p) => live.report(p),
         onEvent: (e) => {
+          if (e.type === 'step_started') live.setStep(e.step);
+          else if (STEP_ENDS.has(e.type)) live.setStep(null);
           if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
           else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });
           else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error), ms: ms() } });
@@ -174,6 +185,7 @@ class Worker {
       const code = storageCode(e);
       send({ t: 'failed', id, name: e.name, message: e.message, ...(code ? { code } : {}) }, true);
     } finally {
+      live.clear();
       this.running = null;
     }
   }

@@ -46,6 +46,8 @@ export interface Estimate {
   p90_ms: number | null;
   source: 'measured' | 'manifest' | 'none';
   manifest: DeclaredCost | null;
+  /** the provider's kind as its manifest says (null: no manifest): `pico probe` measures gguf providers only */
+  kind: string | null;
   note: string;
 }
 
@@ -64,6 +66,7 @@ interface CostRow { provider: string; schema: string | null; n: number; p50_ms: 
 
 export class CostModel {
   private readonly costs: Map<string, DeclaredCost | null>;
+  private readonly kinds: Map<string, string>;
   readonly problems: string[];
   private readonly count: Database.Statement;
   private readonly rank: Database.Statement;
@@ -73,6 +76,7 @@ export class CostModel {
   constructor(private readonly db: Database.Database, manifestsDir: string) {
     const m = readManifestCosts(manifestsDir);
     this.costs = m.costs;
+    this.kinds = m.kinds;
     this.problems = m.problems;
     // Per provider and schema, through the indexes (the views scan every row, which grows with
     // the history). A manifest id also matches its pinned identities: "tiny" covers "tiny@sha256:…".
@@ -99,18 +103,22 @@ export class CostModel {
   private fromRow(provider: string, schema: string | null, row: CostRow | undefined): Estimate {
     const n = row?.n ?? 0;
     const manifest = this.costs.get(provider) ?? null;
+    const kind = this.kinds.get(provider) ?? null;
     if (row && n >= MIN_OBSERVATIONS) {
-      return { provider, schema, n, p50_ms: row.p50_ms, p90_ms: row.p90_ms, source: 'measured', manifest, note: `measured over ${n} calls` };
+      return { provider, schema, n, p50_ms: row.p50_ms, p90_ms: row.p90_ms, source: 'measured', manifest, kind, note: `measured over ${n} calls` };
     }
     if (manifest) {
       return {
-        provider, schema, n, p50_ms: manifest.p50_ms, p90_ms: manifest.p90_ms, source: 'manifest', manifest,
+        provider, schema, n, p50_ms: manifest.p50_ms, p90_ms: manifest.p90_ms, source: 'manifest', manifest, kind,
         note: `only ${n} measured call${n === 1 ? '' : 's'} (< ${MIN_OBSERVATIONS}); using the manifest's declared cost`,
       };
     }
+    // advice that works when followed: only a gguf provider can be probed; any other is measured by running it
+    const measure = kind === 'gguf' ? `measure it with \`pico probe ${provider}\`, or let it run ${MIN_OBSERVATIONS} times`
+      : `it is measured once it has run ${MIN_OBSERVATIONS} times (or declare "cost": {"p50_ms", "p90_ms"} in its manifest)`;
     return {
-      provider, schema, n, p50_ms: null, p90_ms: null, source: 'none', manifest: null,
-      note: `only ${n} measured call${n === 1 ? '' : 's'} and no declared cost; run \`pico probe\` or let it run ${MIN_OBSERVATIONS} times`,
+      provider, schema, n, p50_ms: null, p90_ms: null, source: 'none', manifest: null, kind,
+      note: `only ${n} measured call${n === 1 ? '' : 's'} and no declared cost; ${measure}`,
     };
   }
 

@@ -17,6 +17,8 @@ export interface DeclaredCost {
 export interface ManifestCosts {
   /** provider id -> declared cost, or null when the manifest has `cost: null` (not yet probed) */
   costs: Map<string, DeclaredCost | null>;
+  /** provider id -> its `kind` (gguf, http, shell, code), when the manifest names one: what to advise depends on it */
+  kinds: Map<string, string>;
   problems: string[];
 }
 
@@ -27,7 +29,7 @@ const isCost = (v: unknown): v is DeclaredCost => {
 
 /** Declared costs of every provider manifest in `dir` (missing dir: none). */
 export function readManifestCosts(dir: string): ManifestCosts {
-  const out: ManifestCosts = { costs: new Map(), problems: [] };
+  const out: ManifestCosts = { costs: new Map(), kinds: new Map(), problems: [] };
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
@@ -37,7 +39,7 @@ export function readManifestCosts(dir: string): ManifestCosts {
   }
   for (const f of files) {
     const path = join(dir, f);
-    let doc: { id?: unknown; cost?: unknown };
+    let doc: { id?: unknown; cost?: unknown; kind?: unknown };
     try {
       doc = JSON.parse(readFileSync(path, 'utf8')) as typeof doc;
     } catch (e) {
@@ -52,6 +54,7 @@ export function readManifestCosts(dir: string): ManifestCosts {
       out.problems.push(`${path}: "cost" needs numeric p50_ms and p90_ms (or null until measured)`);
       continue;
     }
+    if (typeof doc.kind === 'string') out.kinds.set(doc.id, doc.kind);
     out.costs.set(doc.id, isCost(doc.cost) ? { p50_ms: doc.cost.p50_ms, p90_ms: doc.cost.p90_ms } : null);
   }
   return out;

@@ -32,6 +32,7 @@ import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from '.
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
+import { withProgress, type ProgressListener } from '../adapters/progress.js';
 import { isBuiltin } from '../world/builtin.js';
 import { makeWorkDir } from '../world/workdir.js';
 import type { Hook } from './hooks.js';
@@ -75,6 +76,8 @@ export interface RunSessionOptions {
   planOnly?: boolean;
   /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
   approvals?: boolean;
+  /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
+  onProgress?: ProgressListener;
 }
 
 export const SESSIONS_DIR = 'sessions';
@@ -223,7 +226,8 @@ export class Runtime {
     };
     const approvals = o.approvals ? readApprovalSettings(root) : null;
     return runLoop({
-      root, sessionId, sessionDir: dir, job, registry: this.loaded.registry, adapterFor: this.adapterFor,
+      root, sessionId, sessionDir: dir, job, registry: this.loaded.registry,
+      adapterFor: o.onProgress ? (p) => withProgress(this.adapterFor(p), o.onProgress!) : this.adapterFor,
       hooks: this.opts.hooks ?? [], compositionText: this.compositionText, compositionHash: this.hash, machine: this.machine,
       measure: this.opts.measure ?? this.measureFromMemory, runTool: o.runTool ?? liveTool,
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
