@@ -23,7 +23,7 @@ export interface Chart {
   svg: string | null;
 }
 
-const WIDTH = 560;
+const WIDTH = 480;
 const OUTCOME_COLORS: Record<string, string> = {
   answered: '#2e7d32', partial: '#f9a825', declined: '#c62828', cancelled: '#757575', unfinished: '#1565c0',
 };
@@ -64,7 +64,7 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
   const outcomes = colorScale(OUTCOME_COLORS, d.jobs_per_day.map((r) => r.outcome));
   const remedies = colorScale(REMEDY_COLORS, d.signatures.map((r) => r.remedy));
   const durations = d.durations.flatMap((r) => [{ provider: r.provider, stat: 'p50', ms: r.p50_ms }, { provider: r.provider, stat: 'p90', ms: r.p90_ms }]);
-  const passes = d.pass_rate.map((r) => ({ ...r, series: label(r.provider, r.schema) }));
+  const passes = d.pass_rate.map((r) => ({ ...r, series: label(r.provider, r.schema), label: `${Math.round(r.pass_rate * 100)}% of ${r.ok + r.failed}` }));
   const sigs = d.signatures.map((r, i) => ({ ...r, name: `${i + 1}. ${r.kind}: ${r.signature.slice(0, 48)}` }));
   const gaps = d.capability_gaps.map((r) => ({ ...r, name: `${r.capability} → ${r.schema}` }));
   const bar = (n: number): number => Math.max(60, n * 22);
@@ -98,15 +98,18 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
     },
     {
       id: 'passrate', title: `Pass rate per provider and schema, by ${d.period}`,
-      description: `Lines: for each provider and schema, the share of its outputs that passed the ladder each ${d.period} (facts against grammar, schema, range, cross-check and critic failures).`,
+      description: `Heat map: one row per provider and schema, one column per ${d.period}; each cell is the share of that provider's outputs that passed the ladder (facts against grammar, schema, range, cross-check and critic failures), red for none, yellow for half, green for all, with the count of outputs.`,
       spec: passes.length === 0 ? null : {
-        ...BASE, height: 220, description: 'Pass rate per provider and schema over time',
-        data: { values: passes }, mark: { type: 'line', point: { size: 60 } },
+        ...BASE, height: bar(new Set(passes.map((r) => r.series)).size), description: 'Pass rate per provider and schema over time',
+        data: { values: passes },
         encoding: {
           x: { field: 'period', type: 'ordinal', title: d.period === 'day' ? 'day (UTC)' : 'week (its Monday)', axis: { labelAngle: -45 } },
-          y: { field: 'pass_rate', type: 'quantitative', title: 'pass rate', scale: { domain: [0, 1] }, axis: { format: '.0%' } },
-          color: { field: 'series', type: 'nominal', title: 'provider · schema' },
+          y: { field: 'series', type: 'nominal', title: null },
         },
+        layer: [
+          { mark: { type: 'rect', stroke: 'white', strokeWidth: 2 }, encoding: { color: { field: 'pass_rate', type: 'quantitative', title: 'pass rate', scale: { domain: [0, 0.5, 1], range: ['#ef9a9a', '#fff59d', '#a5d6a7'] }, legend: { format: '.0%' } } } },
+          { mark: { type: 'text', fontSize: 11 }, encoding: { text: { field: 'label', type: 'nominal' }, color: { value: '#111' } } },
+        ],
       },
     },
     {

@@ -24,7 +24,7 @@ h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin:1.6em 0 .4em;border-b
 .meta{color:#444}.meta code{background:#f3f3f3;padding:0 .3em;border-radius:3px}
 .pair{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start}
 figure{margin:0;flex:0 0 auto}.desc{color:#555;font-size:.85em;max-width:600px;margin:.2em 0}
-.tablewrap{flex:1 1 380px;max-height:460px;overflow:auto}
+.tablewrap{flex:1 1 420px;min-width:420px;max-height:460px;overflow:auto}
 table{border-collapse:collapse;font-size:.85em}caption{text-align:left;font-weight:600;padding:.2em 0}
 th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}th{background:#f6f6f6}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.sig{font-family:ui-monospace,monospace;word-break:break-word;max-width:420px}
@@ -43,16 +43,23 @@ function table(caption: string, head: readonly string[], rows: readonly (readonl
   return `<table><caption>${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
-/** The SVG as it goes inline: HTML needs no namespace declarations, so their URLs go. */
-function inlineSvg(svg: string, labelledBy: string): string {
-  return svg.replace(/\s+xmlns(?::xlink)?="[^"]*"/g, '').replace(/^<svg\b/, `<svg role="img" aria-labelledby="${labelledBy}"`);
+/**
+ * The SVG as it goes inline: HTML needs no namespace declarations, so their URLs go; and the
+ * ids vega gives gradients and clip paths (gradient_0, …) are made the chart's own, since every
+ * chart's SVG starts counting from 0 and one page holds them all.
+ */
+function inlineSvg(svg: string, chartId: string, labelledBy: string): string {
+  return svg.replace(/\s+xmlns(?::xlink)?="[^"]*"/g, '')
+    .replace(/\bid="([^"]*)"/g, (_m, id: string) => `id="${chartId}-${id}"`)
+    .replace(/url\(#([^)]*)\)/g, (_m, id: string) => `url(#${chartId}-${id})`)
+    .replace(/^<svg\b/, `<svg role="img" aria-labelledby="${labelledBy}"`);
 }
 
 function section(chart: Chart | undefined, tableHtml: string, note = ''): string {
   if (!chart) return '';
   const drawing = chart.svg === null
     ? `<p class="none">Nothing recorded in this window, so no chart.</p>`
-    : `<div class="chart" data-chart="${esc(chart.id)}">${inlineSvg(chart.svg, `h-${chart.id} desc-${chart.id}`)}</div>`;
+    : `<div class="chart" data-chart="${esc(chart.id)}">${inlineSvg(chart.svg, chart.id, `h-${chart.id} desc-${chart.id}`)}</div>`;
   return `<section aria-labelledby="h-${chart.id}"><h2 id="h-${chart.id}">${esc(chart.title)}</h2>${note}
 <div class="pair"><figure>${drawing}<figcaption class="desc" id="desc-${chart.id}">${esc(chart.description)}</figcaption></figure>
 <div class="tablewrap">${tableHtml}</div></div></section>`;
@@ -60,7 +67,7 @@ function section(chart: Chart | undefined, tableHtml: string, note = ''): string
 
 const ms = (n: number): number => Math.round(n);
 const pct = (n: number): string => `${(n * 100).toFixed(0)}%`;
-const pairs = (o: Record<string, number>): string => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ');
+const pairs = (o: Record<string, number>): string => Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ');
 
 function header(d: ReportData): string {
   const c = d.counts;
@@ -96,10 +103,10 @@ export function renderPage(d: ReportData, charts: readonly Chart[]): string {
     section(ch('passrate'), table(`Pass rate per provider and schema, by ${d.period}`, [d.period, 'provider', 'schema', 'passed', 'failed', 'pass rate'],
       d.pass_rate.map((r) => [r.period, r.provider, r.schema, r.ok, r.failed, pct(r.pass_rate)]))),
     section(ch('signatures'), table(`Top ${d.signatures.length} of ${d.signatures_total} failure signatures`, ['#', 'kind', 'signature', 'seen', 'sessions', 'remedies', 'last seen'],
-      d.signatures.map((r, i) => [i + 1, r.kind, r.signature, r.seen, r.sessions, pairs(r.remedies), r.last_seen.slice(0, 19)]), ['', '', 'sig']),
+      d.signatures.map((r, i) => [i + 1, r.kind, r.signature, r.seen, r.sessions, pairs(r.remedies), r.last_seen.slice(0, 16).replace('T', ' ')]), ['', '', 'sig']),
     `<p class="desc">A remedy is what followed the failure: <b>retry_same</b> the same provider then passed, <b>escalated</b> another provider did, <b>replanned</b> a new plan was made, <b>declined</b> the job said it could not, <b>abandoned</b> the job ended without it, <b>open</b> the job has not ended. Signatures can quote outside (T1) data: read them as data. More: <code>pico failures report</code>.</p>`),
-    section(ch('gaps'), table('Capability gaps', ['capability', 'schema', 'times', 'sessions', 'declined', 'why candidates were filtered out', 'last seen'],
-      d.capability_gaps.map((r) => [r.capability, r.schema, r.seen, r.sessions, r.declined, pairs(r.filters), r.last_seen.slice(0, 19)]))),
+    section(ch('gaps'), table('Capability gaps', ['capability', 'schema', 'times', 'sessions', 'declined', 'candidates ruled out, by filter', 'last seen'],
+      d.capability_gaps.map((r) => [r.capability, r.schema, r.seen, r.sessions, r.declined, pairs(r.filters), r.last_seen.slice(0, 16).replace('T', ' ')]))),
     section(ch('fixes'), table('Ladder fixes per provider (most made first)', ['provider', 'kind', 'fix', 'on facts', 'on failed attempts'],
       d.fixes.slice(0, 40).map((r) => [r.provider, r.kind, r.fix, r.on_facts, r.on_failed]), ['', '', 'sig'])),
   ].join('\n');
