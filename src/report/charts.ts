@@ -24,6 +24,7 @@ export interface Chart {
 }
 
 const WIDTH = 480;
+const MAX_LABELLED_PERIODS = 10;
 const OUTCOME_COLORS: Record<string, string> = {
   answered: '#2e7d32', partial: '#f9a825', declined: '#c62828', cancelled: '#757575', unfinished: '#1565c0',
 };
@@ -108,7 +109,10 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
         },
         layer: [
           { mark: { type: 'rect', stroke: 'white', strokeWidth: 2 }, encoding: { color: { field: 'pass_rate', type: 'quantitative', title: 'pass rate', scale: { domain: [0, 0.5, 1], range: ['#ef9a9a', '#fff59d', '#a5d6a7'] }, legend: { format: '.0%' } } } },
-          { mark: { type: 'text', fontSize: 11 }, encoding: { text: { field: 'label', type: 'nominal' }, color: { value: '#111' } } },
+          // the numbers fit in the cells up to some ten columns; beyond, the table beside holds them
+          ...(new Set(passes.map((r) => r.period)).size <= MAX_LABELLED_PERIODS
+            ? [{ mark: { type: 'text' as const, fontSize: 11 }, encoding: { text: { field: 'label', type: 'nominal' as const }, color: { value: '#111' } } }]
+            : []),
         ],
       },
     },

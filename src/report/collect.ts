@@ -36,6 +36,7 @@ export interface ReportData {
   range: { first: string | null; last: string | null };
   /** the pass-rate chart's unit of time: days for a window up to 31 days, else ISO weeks (their Monday) */
   period: 'day' | 'week';
+  /** sessions: jobs counted (ledgers read, and jobs with a result.json but no ledger) */
   counts: { sessions: number; events: number; facts: number; failures: number; provider_calls: number; capability_gaps: number; by_outcome: Record<string, number> };
   ledgers: {
     read: number;
@@ -67,11 +68,13 @@ export interface CollectOptions {
   now?: Date;
 }
 
-/** The outcome result.json names, when the ledger has no answer (a cancelled job, say). */
-function resultOutcome(dir: string): string | null {
+/** What result.json says of a session (e.g. a job cancelled in the queue, which has no ledger), or null. */
+function resultOf(dir: string): { outcome: string; at: string | null } | null {
   try {
-    const o = (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome?: unknown }).outcome;
-    return typeof o === 'string' && /^[a-z_]{1,32}$/.test(o) ? o : null;
+    const doc = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome?: unknown; ended_at?: unknown; started_at?: unknown };
+    if (typeof doc.outcome !== 'string' || !/^[a-z_]{1,32}$/.test(doc.outcome)) return null;
+    const at = [doc.started_at, doc.ended_at].find((t): t is string => typeof t === 'string' && Number.isFinite(Date.parse(t))) ?? null;
+    return { outcome: doc.outcome, at };
   } catch {
     return null;
   }
@@ -102,8 +105,14 @@ export function collectReport(o: CollectOptions): ReportData {
       }
       bytes = readFileSync(path);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') ledgers.no_ledger++;
-      else skip(name, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') skip(name, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      else {
+        // no ledger: a job that ended before it started (cancelled in the queue) still counts, on its result's day
+        const res = resultOf(sdir);
+        if (res === null || res.at === null) ledgers.no_ledger++;
+        else if (Date.parse(res.at) < sinceMs) ledgers.outside_window++;
+        else acc.addResultOnly(res.outcome, res.at);
+      }
       continue;
     }
     const scan = scanLedger(bytes, name, { strict: false });
@@ -124,7 +133,7 @@ export function collectReport(o: CollectOptions): ReportData {
     ledgers.read++;
     if (scan.torn) ledgers.torn_tail++;
     if (readdirSync(sdir).some((f) => f.startsWith(`${LEDGER_FILE}.torn-`) || f.startsWith(`${LEDGER_FILE}.damaged-`))) ledgers.with_set_aside++;
-    acc.add(name, events, resultOutcome(sdir));
+    acc.add(name, events, resultOf(sdir)?.outcome ?? null);
   }
   return build(o, now, since, period, acc, ledgers);
 }
@@ -140,7 +149,7 @@ function build(o: CollectOptions, now: Date, since: string, period: 'day' | 'wee
     report: 'report@1', root: o.root, generated_at: now.toISOString(), days: o.days, since,
     range: { first: acc.first, last: acc.last }, period,
     counts: {
-      sessions: ledgers.read, events: acc.events, facts: acc.facts, failures: acc.failures, provider_calls: acc.calls,
+      sessions: acc.jobs, events: acc.events, facts: acc.facts, failures: acc.failures, provider_calls: acc.calls,
       capability_gaps: [...acc.gaps.values()].reduce((n, g) => n + g.seen, 0), by_outcome: entries(acc.outcomes),
     },
     ledgers,

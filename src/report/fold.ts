@@ -63,6 +63,8 @@ export class Accumulator {
   readonly gaps = new Map<string, Gap>();
   /** provider -> fix text (normalised) -> counts on facts and on failed attempts */
   readonly fixes = new Map<string, Fixes>();
+  /** jobs counted: sessions folded, and jobs known from result.json alone */
+  jobs = 0;
   events = 0;
   facts = 0;
   failures = 0;
@@ -123,14 +125,23 @@ export class Accumulator {
         controls.push({ seq: e.seq, type: e.type, step: str(e.step), target: str(e.to), outcome: str(e.outcome) });
       }
     }
-    const final = outcome ?? fallbackOutcome ?? 'unfinished';
-    bump(this.outcomes, final);
-    if (start !== null) bump(this.jobsByDay, `${start}\u0000${final}`);
+    this.outcome(start, outcome ?? fallbackOutcome ?? 'unfinished');
     for (const f of failures) {
       const remedy = resolve(f, facts, controls).resolution ?? 'open';
       this.signature(session, f, remedy);
       if (f.kind === 'capability_gap') this.gap(session, f.event, f.t, remedy);
     }
+  }
+
+  /** Count a job that has a result but no ledger (cancelled before it started, say), on the day of `t`. */
+  addResultOnly(outcome: string, t: string): void {
+    this.outcome(dayOf(t), outcome);
+  }
+
+  private outcome(day: string | null, outcome: string): void {
+    this.jobs++;
+    bump(this.outcomes, outcome);
+    if (day !== null) bump(this.jobsByDay, `${day}\u0000${outcome}`);
   }
 
   private periodOf(t: string | null): string | null {

@@ -2,7 +2,7 @@
 // outcome, step duration p50/p90 per provider, pass rate per provider and schema over time, the top
 // failure signatures with their remedies, capability gaps, and which ladder fixes each provider
 // needed most." These check the numbers and the page from real sessions; chromium.test.ts opens it.
-import { appendFileSync, cpSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
@@ -101,6 +101,30 @@ describe('report data', () => {
     const old = new Date(Date.now() - 40 * 86_400_000);
     for (const id of readdirSync(join(root, 'sessions')).filter(isSessionFolderName)) utimesSync(join(root, 'sessions', id, 'events.jsonl'), old, old);
     expect(collectReport({ root, days: 30 })).toMatchObject({ counts: { sessions: 0 }, ledgers: { outside_window: 6 } });
+  });
+});
+
+describe('jobs the ledger does not finish', () => {
+  it('a job cancelled in the queue (a result.json, no ledger) counts as cancelled on its day; a ledger without an answer takes its result\'s outcome', () => {
+    const root = tempDir('pico-report-cancel-');
+    cpSync(join(r.root, 'sessions'), join(root, 'sessions'), { recursive: true });
+    const queued = join(root, 'sessions', newSessionId());
+    mkdirSync(queued);
+    writeFileSync(join(queued, 'job.json'), '{}');
+    writeFileSync(join(queued, 'result.json'), JSON.stringify({ result: 'result@1', outcome: 'cancelled', started_at: null, ended_at: new Date().toISOString() }));
+    // a running job stopped at a step boundary: its ledger has no answer_sent, its result says cancelled
+    const running = join(root, 'sessions', r.escalated);
+    const lines = readFileSync(join(running, 'events.jsonl'), 'utf8').trimEnd().split('\n');
+    writeFileSync(join(running, 'events.jsonl'), lines.filter((l) => !l.includes('"answer_sent"')).join('\n') + '\n');
+    writeFileSync(join(running, 'result.json'), JSON.stringify({ result: 'result@1', outcome: 'cancelled', ended_at: new Date().toISOString() }));
+    const d = collectReport({ root, days: 30 });
+    expect(d.counts.sessions).toBe(7);
+    expect(d.counts.by_outcome.cancelled).toBe(2);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(d.jobs_per_day.find((j) => j.day === today && j.outcome === 'cancelled')?.jobs).toBe(2);
+    // a folder with neither (claimed, not started) is counted apart, not as a job
+    mkdirSync(join(root, 'sessions', newSessionId()));
+    expect(collectReport({ root, days: 30 })).toMatchObject({ counts: { sessions: 7 }, ledgers: { no_ledger: 1 } });
   });
 });
 
