@@ -66,6 +66,7 @@ function section(chart: Chart | undefined, tableHtml: string, note = ''): string
 }
 
 const ms = (n: number): number => Math.round(n);
+const when = (t: string | null): string => (t === null ? '—' : t.slice(0, 16).replace('T', ' '));
 const pct = (n: number): string => `${(n * 100).toFixed(0)}%`;
 const pairs = (o: Record<string, number>): string => Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ');
 
@@ -81,7 +82,7 @@ function header(d: ReportData): string {
   const skipped = l.skipped_list.length === 0 ? '' : table('Skipped ledgers', ['session', 'why'], l.skipped_list.map((s) => [s.session, s.reason]));
   return `<header><h1>picoharness report</h1>
 <p class="meta">Root <code>${esc(d.root)}</code> · sessions started since ${esc(d.since.slice(0, 16).replace('T', ' '))} UTC (last ${esc(d.days)} days) · generated ${esc(d.generated_at.slice(0, 19).replace('T', ' '))} UTC<br>
-Events from ${esc(d.range.first ?? '—')} to ${esc(d.range.last ?? '—')}</p>
+Events from ${esc(when(d.range.first))} to ${esc(when(d.range.last))} UTC</p>
 <dl class="counts">${box('jobs', c.sessions)}${Object.entries(c.by_outcome).map(([k, v]) => box(k, v)).join('')}${box('facts', c.facts)}${box('failures', c.failures)}${box('provider calls', c.provider_calls)}${box('capability gaps', c.capability_gaps)}${box('ledgers skipped', l.skipped)}${box('outside the window', l.outside_window)}</dl>
 ${trouble.map((t) => `<p class="warn">${esc(t)}.</p>`).join('\n')}${skipped}</header>`;
 }
