@@ -18,6 +18,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   agent: async () => (await import('./agent.js')).benchAgent(),
   planning: async () => (await import('./planning.js')).benchPlanning(),
   world: async () => (await import('../src/world/bench.js')).benchWorld(),
+  report: async () => (await import('./report.js')).benchReport(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

@@ -36,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   memory: { summary: 'the memory index: pico memory rebuild | stats', writes: 'flag', load: () => import('./memory.js') },
   provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', writes: 'flag', load: () => import('./provision.js') },
   probe: { summary: 'measure a model provider on this machine: pico probe ID', writes: 'flag', load: () => import('./probe.js') },
+  report: { summary: 'one self-contained HTML page of recent jobs, failures and gaps: pico report [--out FILE.html] [--days N] [--json]', load: () => import('./report.js') },
   eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', writes: 'flag', load: () => import('./eval.js') },
 };
 

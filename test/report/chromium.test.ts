@@ -1,0 +1,181 @@
+// Issue 15 item 8: "A test renders it in headless Chromium (Debian's `chromium`, installed by
+// `.ci/run` if missing) and checks the charts are drawn." The page is written by the real `pico
+// report` (dist/) from real sessions, and opened from disk in real headless Chromium: every chart's
+// marks have a laid-out size, a screenshot has ink and colour, and the page asks the network for
+// nothing (Chromium goes through a recording proxy, which a control page shows does record).
+// Skipped, saying why, when there is no chromium on PATH.
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN_JS } from '../daemon/spawn.js';
+import { tempDir } from '../helpers/temp.js';
+import { buildReportRoot, type ReportRoot } from './fixture.js';
+import { decodePng, inkOf } from './png.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
+  ?? (spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).stdout.trim() || null);
+if (!CHROMIUM) console.warn('test/report/chromium.test.ts: no chromium on PATH, the browser checks are skipped (apt-get install chromium; .ci/run installs it)');
+/**
+ * Hosts Debian's chromium calls by itself at start, whatever the page and despite the flags below
+ * (component updates, sign-in, network time): the one thing the proxy check leaves out. A page's
+ * request for a script, font, stylesheet or image would go to any other host (fonts.gstatic.com
+ * and CDNs are not on this list).
+ */
+const BROWSER_OWN = new Set(['update.googleapis.com', 'accounts.google.com', 'clients2.google.com', 'safebrowsing.googleapis.com', 'optimizationguide-pa.googleapis.com']);
+/** The host of a recorded proxy request ("CONNECT host:443" or "GET http://host/path"). */
+const hostOf = (line: string): string => (/^CONNECT ([^:]+)/.exec(line)?.[1] ?? /^[A-Z]+ https?:\/\/([^/:]+)/.exec(line)?.[1] ?? line);
+const CHART_IDS = ['jobs', 'durations', 'passrate', 'signatures', 'gaps', 'fixes'];
+
+function pico(args: string[], cwd?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 60_000, ...(cwd ? { cwd } : {}) });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Run headless chromium on a file; resolves with its stdout (the DOM, for --dump-dom). */
+function chromium(file: string, extra: string[]): Promise<string> {
+  const profile = tempDir('pico-chromium-');
+  const args = [
+    '--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${profile}`, '--no-first-run', '--hide-scrollbars',
+    // quiet the browser's own housekeeping traffic (updates, sign-in, safe browsing), so what the proxy sees is the page's
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions',
+    '--disable-client-side-phishing-detection', '--disable-domain-reliability', '--no-pings', '--disable-breakpad', '--no-default-browser-check',
+    '--disable-field-trial-config', '--metrics-recording-only', '--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,CertificateTransparencyComponentUpdater,NetworkTimeServiceQuerying',
+    ...extra, `file://${file}`,
+  ];
+  return new Promise((res, rej) => {
+    execFile(CHROMIUM!, args, { timeout: 90_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => (err ? rej(new Error(`${err.message}\n${stderr.slice(-2000)}`)) : res(stdout)));
+  });
+}
+
+let r: ReportRoot;
+let out: string;
+let html: string;
+beforeAll(async () => {
+  r = await buildReportRoot();
+  out = join(tempDir('pico-report-out-'), 'report.html');
+  const run = pico(['report', '--root', r.root, '--out', out]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(`wrote ${out}`);
+  html = readFileSync(out, 'utf8');
+}, 120_000);
+
+describe('pico report, the command', () => {
+  it('writes report.html in the current folder by default and says where', () => {
+    const cwd = tempDir('pico-report-cwd-');
+    const run = pico(['report', '--root', r.root], cwd);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`wrote ${join(cwd, 'report.html')}`);
+    expect(readFileSync(join(cwd, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it('--json prints the aggregated data instead of a page', () => {
+    const run = pico(['report', '--root', r.root, '--json', '--days', '7']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ report: 'report@1', days: 7, counts: { sessions: 6 } });
+  });
+
+  it('bad input exits 2 and says what to change', () => {
+    const days = pico(['report', '--root', r.root, '--days', '0']);
+    expect(days.code).toBe(2);
+    expect(days.stderr).toMatch(/--days must be a whole number of days, 1 or more, got "0"/);
+    const notRoot = pico(['report', '--root', tempDir('pico-report-none-')]);
+    expect(notRoot.code).toBe(2);
+    expect(notRoot.stderr).toMatch(/is not a picoharness root .*pico init/);
+    const noFolder = pico(['report', '--root', r.root, '--out', join(r.root, 'no', 'such', 'r.html')]);
+    expect(noFolder.code).toBe(2);
+    expect(noFolder.stderr).toMatch(/does not exist; create it/);
+  });
+
+  it('the page names no URL, loads no script, font, stylesheet or image, and forbids fetching', () => {
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b/i);
+    expect(html).not.toMatch(/url\((?!#)|@import|@font-face/i); // url(#id): a gradient in the same page
+    // an http(s) URL may appear only as escaped text a ledger held, never inside a tag
+    // (ledger text is escaped, so every `<` in the file opens a tag the page itself wrote)
+    for (const tag of html.match(/<[^>]*>/g)!) {
+      expect(tag).not.toMatch(/https?:/i);
+      expect(tag).not.toMatch(/\s(src|href|xlink:href|srcset|action|formaction|background)\s*=/i);
+    }
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    // one page holds every chart's SVG: an id vega repeats per chart (gradient_0) would cross-wire them
+    const ids = [...html.matchAll(/\bid="([^"]*)"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe.skipIf(!CHROMIUM)('the page in headless Chromium', () => {
+  it('every chart is an SVG whose marks Chromium lays out with a size, and no ledger text became markup', async () => {
+    // a copy of the page with one probe script, allowed by a nonce: it measures the drawn marks
+    const probe = `<script nonce="probe">
+const out = { title: document.title, scripts: document.scripts.length, imgs: document.images.length, charts: {} };
+for (const c of document.querySelectorAll('[data-chart]')) {
+  const svg = c.querySelector('svg');
+  const marks = [...c.querySelectorAll('.role-mark > path, .role-mark > rect')].map((m) => m.getBoundingClientRect());
+  out.charts[c.dataset.chart] = { svg: svg ? [svg.getBoundingClientRect().width, svg.getBoundingClientRect().height] : null,
+    marks: marks.length, sized: marks.filter((b) => b.width > 0 && b.height > 0).length };
+}
+const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.append(pre);
+</script>`;
+    const probed = join(tempDir('pico-report-probe-'), 'probe.html');
+    writeFileSync(probed, html.replace("default-src 'none';", "default-src 'none'; script-src 'nonce-probe';").replace('</body>', `${probe}</body>`));
+    // through a proxy that refuses every connection (nothing listens on port 9): drawing needs no network
+    const dom = await chromium(probed, ['--dump-dom', '--virtual-time-budget=5000', '--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>']);
+    const m = /<pre id="probe">([^<]*)<\/pre>/.exec(dom);
+    expect(m, 'the probe ran and wrote its result into the DOM').not.toBeNull();
+    const res = JSON.parse(m![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as {
+      title: string; scripts: number; imgs: number; charts: Record<string, { svg: [number, number] | null; marks: number; sized: number }>;
+    };
+    expect(res.title).toMatch(/^picoharness report/);
+    expect(res.scripts).toBe(1); // the probe itself
+    expect(res.imgs).toBe(0);
+    expect(Object.keys(res.charts).sort()).toEqual([...CHART_IDS].sort());
+    for (const id of CHART_IDS) {
+      const c = res.charts[id]!;
+      expect(c.svg![0], `${id}: the svg has a width`).toBeGreaterThan(200);
+      expect(c.svg![1], `${id}: the svg has a height`).toBeGreaterThan(50);
+      expect(c.sized, `${id}: marks with a non-zero size`).toBeGreaterThan(0);
+    }
+    expect(res.charts.jobs!.sized).toBe(5); // one bar per day and outcome: answered on three days, partial on two
+    // the page as written (no probe): Chromium parses it to the same charts and no script at all
+    const plain = await chromium(out, ['--dump-dom']);
+    expect(plain.match(/<div class="chart" data-chart="[a-z]+"><svg/g)).toHaveLength(CHART_IDS.length);
+    expect(plain).not.toMatch(/<script|<img/i);
+    expect(plain).toContain('&lt;script&gt;document.title=');
+  }, 120_000);
+
+  it('a screenshot of the page is drawn: ink on most of the top and the charts in colour', async () => {
+    const shot = join(tempDir('pico-report-shot-'), 'shot.png');
+    await chromium(out, [`--screenshot=${shot}`, '--window-size=1280,2000']);
+    const px = decodePng(readFileSync(shot));
+    expect([px.width, px.height]).toEqual([1280, 2000]);
+    const { ink, colour, total } = inkOf(px);
+    expect(ink / total).toBeGreaterThan(0.03);
+    expect(colour).toBeGreaterThan(5000);
+  }, 120_000);
+
+  describe('the network', () => {
+    let proxy: Server;
+    const seen: string[] = [];
+    beforeAll(async () => {
+      proxy = createServer((req, res) => { seen.push(`${req.method} ${req.url}`); res.writeHead(502).end(); });
+      proxy.on('connect', (req, socket) => { seen.push(`CONNECT ${req.url}`); socket.destroy(); });
+      await new Promise<void>((res) => proxy.listen(0, '127.0.0.1', res));
+    });
+    afterAll(() => new Promise<void>((res) => proxy.close(() => res())));
+    const through = (): string[] => [`--proxy-server=http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, '--proxy-bypass-list=<-loopback>', '--dump-dom', '--virtual-time-budget=3000'];
+
+    it('the page makes no request: a recording proxy sees only the browser\'s own calls, while it sees a control page\'s image', async () => {
+      const control = join(tempDir('pico-report-control-'), 'control.html');
+      mkdirSync(join(control, '..'), { recursive: true });
+      writeFileSync(control, '<!doctype html><p>control</p><img src="http://report-test.invalid/pixel.png">');
+      await chromium(control, through());
+      expect(seen.some((s) => s.includes('report-test.invalid')), `the proxy records requests (saw: ${seen.join(', ')})`).toBe(true);
+      seen.length = 0;
+      await chromium(out, through());
+      expect(seen.filter((s) => !BROWSER_OWN.has(hostOf(s))), 'requests the report page made').toEqual([]);
+    }, 120_000);
+  });
+});
