@@ -27,6 +27,7 @@ import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../storage-error.js';
+import { onModelLoad } from '../adapters/model-loads.js';
 
 /**
  * Outgoing messages wait in a box and leave together: each message is a write to the pipe
@@ -155,6 +156,9 @@ class Worker {
     send({ t: 'begin', id }, true);
     const t0 = performance.now();
     const ms = (): number => Math.round((performance.now() - t0) * 10) / 10;
+    let step = '';
+    // a model load within this run goes to the daemon as progress (its metrics); the ledger does not hold it
+    const unlisten = onModelLoad((l) => send({ t: 'progress', id, e: { type: 'model_loaded', step, provider: l.provider, duration_ms: Math.round(l.ms * 10) / 10, ms: ms() } }));
     try {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
@@ -162,7 +166,10 @@ class Worker {
         approvals: true,
         ...(close ? { closeReason: close } : {}),
         onEvent: (e) => {
-          if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
+          if (e.type === 'step_started') {
+            step = e.step;
+            send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
+          } else if (e.type === 'provider_called') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, capability: e.capability, outcome: e.outcome, duration_ms: e.duration_ms, model_call: e.model_call, ms: ms() } });
           else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });
           else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error), ms: ms() } });
         },
@@ -174,6 +181,7 @@ class Worker {
       const code = storageCode(e);
       send({ t: 'failed', id, name: e.name, message: e.message, ...(code ? { code } : {}) }, true);
     } finally {
+      unlisten();
       this.running = null;
     }
   }
