@@ -24,6 +24,8 @@ export interface Metrics {
   registry: Registry;
   /** the text exposition format */
   text(): Promise<string>;
+  /** a POST /jobs body was refused (it never reached the inbox, so the daemon's own count misses it) */
+  refused(code: number): void;
 }
 
 /** A label value: what the manifests named, or "none". */
@@ -46,6 +48,7 @@ export function createMetrics(): Metrics {
   const workerStarts = new Counter({ name: 'pico_worker_starts_total', help: 'Session worker processes started (one per busy spell; more after a death or a reload)', registers });
   const workerDeaths = new Counter({ name: 'pico_worker_deaths_total', help: 'Session workers that died while running a session (the session resumes in a new worker)', registers });
   const workerUp = new Gauge({ name: 'pico_worker_up', help: '1 while a session worker process runs, 0 while the daemon is idle without one', registers });
+  const apiRefused = new Counter({ name: 'pico_api_jobs_refused_total', help: 'Job bodies POSTed to the API and refused before reaching the inbox, by HTTP status (400, 413, 415)', labelNames: ['code'], registers });
   const pass = new Map<string, { committed: number; failed: number }>();
   new Gauge({
     name: 'pico_step_pass_ratio',
@@ -95,5 +98,5 @@ export function createMetrics(): Metrics {
       workerDeaths.inc();
     },
   };
-  return { observer, registry, text: () => registry.metrics() };
+  return { observer, registry, text: () => registry.metrics(), refused: (code) => apiRefused.inc({ code: String(code) }) };
 }

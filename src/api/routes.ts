@@ -85,16 +85,21 @@ export function createRouter(o: RouterOptions): (req: IncomingMessage, res: Serv
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;\s*charset=("?)utf-8\2\s*)?$/i.test(type)) {
       req.resume();
+      o.metrics.refused(415);
       return sendProblem(res, 415, `a job is sent as Content-Type: application/json, got ${type ? JSON.stringify(type) : 'no Content-Type'}`, "send the job@1 document as the body with -H 'Content-Type: application/json'");
     }
     const body = await readBody(req, o.maxJobBytes);
     if (body.kind === 'cut') return void res.destroy();
     if (body.kind === 'too_big') {
       const t = tooBig(body.size, o.maxJobBytes);
+      o.metrics.refused(413);
       return sendProblem(res, 413, t.problem, t.fix, { connection: 'close' });
     }
     const r = await submitBody(o.root, body.bytes, o.maxJobBytes);
-    if (!r.ok) return sendProblem(res, r.code, r.problem, r.fix);
+    if (!r.ok) {
+      o.metrics.refused(r.code);
+      return sendProblem(res, r.code, r.problem, r.fix);
+    }
     o.log.info({ event: 'api_submitted', job: r.id, session: r.id }, `job ${r.id} submitted over the API`);
     sendJson(res, 202, { id: r.id, state: 'queued', links: jobLinks(r.id) }, { location: jobLinks(r.id).self });
   };

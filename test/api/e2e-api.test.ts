@@ -165,6 +165,10 @@ describe('the loopback API, on a real daemon', () => {
     const wrongType = await postJob(api, JSON.stringify(goodJob()), { 'content-type': 'text/plain' });
     expect(wrongType.status).toBe(415);
     expect(JSON.parse(wrongType.body).error.problem).toMatch(/application\/json.*text\/plain/);
+    const m = (await call(api, 'GET', '/metrics')).body;
+    expect(metric(m, 'pico_api_jobs_refused_total', { code: '400' })).toBe(4);
+    expect(metric(m, 'pico_api_jobs_refused_total', { code: '413' })).toBe(1);
+    expect(metric(m, 'pico_api_jobs_refused_total', { code: '415' })).toBe(1);
     // nothing of a refused body is left behind, and nothing was queued
     expect(readdirSync(join(root, 'sessions', '.daemon', 'api-staging'))).toEqual([]);
     expect(readdirSync(join(root, 'sessions')).filter((n) => ID.test(n))).toEqual([]);
