@@ -7,7 +7,8 @@
  * socket's permissions, or a token file in the root, guard it."
  * Every test runs the real compiled daemon on a real loopback port or socket.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -273,6 +274,45 @@ describe('the loopback API, on a real daemon', () => {
     expect(existsSync(path)).toBe(false);
     expect(readdirSync(root).filter((n) => n.startsWith('.api.sock'))).toEqual([]);
   }, 60_000);
+
+  it('a client that sends its headers too slowly is cut off (408 and closed) while others are served', async () => {
+    const { root } = exampleRoot();
+    const api = await startApiDaemon(root, '127.0.0.1:0');
+    const [host, port] = [api.host!.split(':')[0]!, Number(api.host!.split(':')[1])];
+    const slow = connect(port, host);
+    let got = '';
+    slow.setEncoding('utf8').on('data', (c: string) => (got += c));
+    const closed = new Promise<number>((ok) => slow.on('close', () => ok(Date.now())));
+    const t0 = Date.now();
+    slow.write('GET /health HTTP/1.1\r\nHost: pico\r\n'); // and never the blank line
+    expect((await call(api, 'GET', '/health')).status).toBe(200);
+    const at = await closed;
+    expect(at - t0).toBeGreaterThanOrEqual(9_000);
+    expect(at - t0).toBeLessThan(20_000);
+    expect(got).toMatch(/^HTTP\/1\.1 408/);
+    expect(await stop(api.d)).toBe(0);
+  }, 60_000);
+
+  it('listens where settings.json says when no flag is given, the flag wins over it, and a socket left by a crash is replaced', async () => {
+    const { root } = exampleRoot();
+    writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', listen: 'unix:from-settings.sock' }));
+    const d = startDaemon(root);
+    const l = await d.waitFor((x) => x.event === 'api_listening');
+    expect(l.address).toBe(`unix:${join(root, 'from-settings.sock')}`);
+    await d.waitFor((x) => x.event === 'ready');
+    d.child.kill('SIGKILL'); // the socket file stays behind
+    await d.exited;
+    expect(statSync(join(root, 'from-settings.sock')).isSocket()).toBe(true);
+    const again = startDaemon(root);
+    await again.waitFor((x) => x.event === 'api_listening');
+    await again.waitFor((x) => x.event === 'ready');
+    expect((await call({ d: again, host: null, socketPath: join(root, 'from-settings.sock'), token: null, tokenFile: null }, 'GET', '/health')).status).toBe(200);
+    expect(await stop(again)).toBe(0);
+    const tcp = await startApiDaemon(root, '127.0.0.1:0');
+    expect(tcp.host).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(existsSync(join(root, 'from-settings.sock'))).toBe(false);
+    expect(await stop(tcp.d)).toBe(0);
+  }, 90_000);
 
   it('refuses an address that is not loopback before anything starts, naming the fix (exit 2)', () => {
     const { root } = exampleRoot();
