@@ -28,6 +28,7 @@ import { renderPrompt } from '../prompts/render.js';
 import { disposeEntry, grammarFor, loadEntry, type LoadedModel } from './gguf-entry.js';
 import { importNodeLlamaCpp, openLlama } from './gguf-llama.js';
 import { verifyWeights } from './gguf-weights.js';
+import { reportModelLoad } from './model-loads.js';
 import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
 
 export type GgufManifest = ManifestOfKind<'gguf'>;
@@ -89,7 +90,9 @@ export function createGgufAdapter(): GgufAdapter {
     if (hit) return { llama: l, entry: hit };
     await drop((e) => e.residency !== 'pinned');
     try {
+      const t0 = performance.now();
       const entry = await loadEntry(l, key, { file, threads: m.threads, contextSize: m.context_size, residency: m.residency });
+      reportModelLoad({ provider: m.id, ms: performance.now() - t0 });
       entries.set(key, entry);
       return { llama: l, entry };
     } catch (e) {

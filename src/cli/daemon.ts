@@ -2,17 +2,23 @@
  * `pico daemon --root DIR` — run the job daemon in the foreground.
  *
  * Logs are pino JSON lines on stdout (journald keeps them under systemd);
- * `PICO_LOG_LEVEL` sets the level (default info). Flags only; the daemon
- * itself is src/daemon/loop.ts.
+ * `PICO_LOG_LEVEL` sets the level (default info). With `--listen` (or
+ * `listen` in settings.json) the loopback API (src/api/) is bound before the
+ * daemon starts and closed after it stopped; without it, nothing of the API
+ * is loaded. Flags only; the daemon itself is src/daemon/loop.ts.
  */
 import { createLogger } from '../log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
+import type { Logger } from 'pino';
+import type { DaemonObserver } from '../daemon/observer.js';
 
-const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
+const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS] [--listen ADDR]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
   --root DIR            the picoharness root (default: the current directory)
+  --listen ADDR         serve the loopback API (README "Loopback API") on 127.0.0.1:PORT, [::1]:PORT,
+                        localhost:PORT or unix:PATH (default: off, or "listen" in ${SETTINGS_FILE})
   --grace-ms MS         how long SIGTERM may take to finish the current step (default 20000)
   --worker-idle-ms MS   how long the session worker (runtime, memory, a loaded model) stays
                         after the last job before it exits and frees its memory (default 15000)
@@ -22,20 +28,42 @@ const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
 
 /** Entry point of `pico daemon`. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' }, 'worker-idle-ms': { type: 'string' } }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' }, 'worker-idle-ms': { type: 'string' }, listen: { type: 'string' } }, USAGE);
   if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
   const graceMs = milliseconds(values['grace-ms'], '--grace-ms');
   const workerIdleMs = milliseconds(values['worker-idle-ms'], '--worker-idle-ms');
   const root = rootOf(values);
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
   const log = createLogger({ to: 'stdout', level: settings.log_level });
-  return runDaemon({
-    root,
-    log,
-    graceMs: graceMs ?? settings.grace_ms,
-    workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
-    reloadSettings: () => loadSettings(root).settings,
-  });
+  const listen = values.listen ?? settings.listen;
+  // the API and prom-client are loaded only when asked for: the idle daemon stays small
+  const api = listen ? await startListening(root, listen, log) : null;
+  try {
+    return await runDaemon({
+      root,
+      log,
+      graceMs: graceMs ?? settings.grace_ms,
+      workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
+      reloadSettings: () => loadSettings(root).settings,
+      ...(api ? { observers: [api.observer] } : {}),
+    });
+  } finally {
+    await api?.close();
+  }
+}
+
+/** Bind the loopback API; a bad or busy address is the user's to fix (exit 2), a damaged token file the root's (exit 3). */
+async function startListening(root: string, listen: string, log: Logger): Promise<{ observer: DaemonObserver; close(): Promise<void> }> {
+  const { startApi } = await import('../api/server.js');
+  try {
+    return await startApi({ root, listen, log });
+  } catch (err) {
+    const e = err as Error & { fix?: string };
+    if (e.name === 'ListenError') throw new UsageError(`${e.message}\n  fix: ${e.fix}`);
+    // shown by main.ts as the root's problem (exit 3), with the file and the fix
+    if (e.name === 'TokenError') throw Object.assign(new Error(e.message), { name: 'SettingsError', fix: e.fix });
+    throw err;
+  }
 }
 
 /** A flag's positive whole number of milliseconds, or undefined when the flag is absent. */

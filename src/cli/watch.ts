@@ -52,7 +52,7 @@ function waitingFor(paths: ReturnType<typeof daemonPaths>, id: string): { step: 
 }
 
 /** The reason file of a rejected job id, if any. */
-function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
+export function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
   if (!existsSync(rejectedDir)) return null;
   for (const n of readdirSync(rejectedDir)) {
     if (!n.endsWith('.reason.json')) continue;

@@ -66,6 +66,11 @@ export function jsonErrorWhere(err: Error): string {
   return 'the syntax breaks at its start';
 }
 
+/** Why a job of `size` bytes is refused (also what the loopback API answers a body that big: src/api/). */
+export function sizeProblem(name: string, size: number, maxBytes: number): { problem: string; fix: string } {
+  return { problem: `${name} is ${size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
+}
+
 /**
  * Why an inbox file may not be read as a job, judged by its metadata alone (nothing of it is
  * read, so nothing of it can be quoted): a second hard link means the bytes belong to a file
@@ -103,9 +108,7 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   const foreign = metadataProblem(name, st);
   if (foreign) return { kind: 'reject', name, ...foreign };
-  if (st.size > maxBytes) {
-    return { kind: 'reject', name, problem: `${name} is ${st.size} bytes, over the ${maxBytes}-byte limit for a job file`, fix: 'a job names its inputs by path (tool args); do not inline large data into the job file' };
-  }
+  if (st.size > maxBytes) return { kind: 'reject', name, ...sizeProblem(name, st.size, maxBytes) };
   let text: string;
   let ino: number;
   // Synchronous on purpose: a job file is small, and a burst of hundreds would otherwise queue

@@ -452,6 +452,15 @@ class Daemon {
       this.observe((o) => o.started?.({ session: item.id, budget_class: item.budgetClass }));
     };
     const onEvent = (e: StepProgress): void => {
+      if (e.type === 'provider_called') {
+        const call = { session: item.id, step: e.step, provider: e.provider ?? '', capability: e.capability ?? '', outcome: e.outcome ?? 'unknown', duration_ms: e.duration_ms ?? 0, model_call: e.model_call === true };
+        return this.observe((o) => o.providerCalled?.(call));
+      }
+      if (e.type === 'model_loaded') {
+        const load = { session: item.id, provider: e.provider ?? '', duration_ms: e.duration_ms ?? 0 };
+        this.log.info({ event: 'model_loaded', ...base, step: e.step, provider: load.provider, duration_ms: load.duration_ms });
+        return this.observe((o) => o.modelLoaded?.(load));
+      }
       if (e.type === 'step_started') {
         stepAt = e.ms;
         this.status.update((s) => s.running && (s.running.step = e.step));

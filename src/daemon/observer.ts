@@ -36,6 +36,10 @@ export interface DaemonObserver {
   /** the worker began running a session */
   started?(e: { session: string; budget_class: BudgetClass }): void;
   step?(e: StepObservation): void;
+  /** a provider was called within a step (the ledger's provider_called): its identity, the outcome and how long it took */
+  providerCalled?(e: { session: string; step: string; provider: string; capability: string; outcome: string; duration_ms: number; model_call: boolean }): void;
+  /** a local model was loaded into the worker (before its first call, or after another model evicted it) */
+  modelLoaded?(e: { session: string; provider: string; duration_ms: number }): void;
   /** a session ended and its result file is written */
   finished?(e: { session: string; outcome: string; duration_ms: number; budget_class: BudgetClass }): void;
   /** the session worker started (pid) or stopped (null) */

@@ -26,7 +26,8 @@ export type ToWorker =
 
 /** The part of a ledger event the daemon logs and shows as progress. */
 export interface StepProgress {
-  type: 'step_started' | 'fact_added' | 'step_failed';
+  /** provider_called and model_loaded feed metrics only (the API's /metrics): they do not start or end a step */
+  type: 'step_started' | 'fact_added' | 'step_failed' | 'provider_called' | 'model_loaded';
   step: string;
   tool?: string | null;
   capability?: string;
@@ -34,6 +35,10 @@ export interface StepProgress {
   provider?: string | null;
   /** step_failed: why, one line, bounded (the ledger's error has all of it) */
   reason?: string;
+  /** provider_called: the call's outcome, how long it took and whether it was a model call; model_loaded: how long the load took */
+  outcome?: string;
+  duration_ms?: number;
+  model_call?: boolean;
   /** ms since the run began, measured in the worker (progress can reach the daemon in a batch) */
   ms: number;
 }

@@ -30,6 +30,7 @@ import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../storage-error.js';
+import { onModelLoad } from '../adapters/model-loads.js';
 
 /**
  * Outgoing messages wait in a box and leave together: each message is a write to the pipe
@@ -163,6 +164,9 @@ class Worker {
     const ms = (): number => Math.round((performance.now() - t0) * 10) / 10;
     // how far a model call has got, for `pico watch` (src/progress/side-file.ts); never in the ledger
     const live = new ProgressWriter(sessionFiles(daemonPaths(this.root), id).dir, id);
+    let step = '';
+    // a model load within this run goes to the daemon as progress (its metrics); the ledger does not hold it
+    const unlisten = onModelLoad((l) => send({ t: 'progress', id, e: { type: 'model_loaded', step, provider: l.provider, duration_ms: Math.round(l.ms * 10) / 10, ms: ms() } }));
     try {
       const r = await this.runtime!.runSession(id, {
         signal: stop.signal,
@@ -173,7 +177,10 @@ class Worker {
         onEvent: (e) => {
           if (e.type === 'step_started') live.setStep(e.step);
           else if (STEP_ENDS.has(e.type)) live.setStep(null);
-          if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
+          if (e.type === 'step_started') {
+            step = e.step;
+            send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
+          } else if (e.type === 'provider_called') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, capability: e.capability, outcome: e.outcome, duration_ms: e.duration_ms, model_call: e.model_call, ms: ms() } });
           else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });
           else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error), ms: ms() } });
         },
@@ -186,6 +193,7 @@ class Worker {
       send({ t: 'failed', id, name: e.name, message: e.message, ...(code ? { code } : {}) }, true);
     } finally {
       live.clear();
+      unlisten();
       this.running = null;
     }
   }
