@@ -93,7 +93,7 @@ class Worker {
       const { writeWorldReport } = await import('../world/report.js');
       const caps = await worldCapabilities();
       writeWorldReport(daemonPaths(this.root).daemonDir, caps);
-      this.log.info({ event: 'world', level: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
+      this.log.info({ event: 'world', isolation: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
     } catch (err) {
       this.log.warn({ err }, `could not report the execution world: ${(err as Error).message}`);
     }
