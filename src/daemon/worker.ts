@@ -20,6 +20,7 @@
  */
 import type { Logger } from 'pino';
 import { createLogger } from '../log.js';
+import { loadSettings } from './settings.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
 import { join } from 'node:path';
 import { daemonPaths } from './paths.js';
@@ -202,7 +203,7 @@ class Worker {
 
 async function main(): Promise<void> {
   const root = process.argv[2];
-  const log = createLogger({ to: 'stdout', level: 'info' }).child({ component: 'worker' });
+  const log = createLogger({ to: 'stdout', level: workerLevel(root) }).child({ component: 'worker' });
   if (!root || !process.send) {
     log.fatal('the session worker is started by `pico daemon`, not by hand');
     process.exitCode = 2;
@@ -215,6 +216,16 @@ async function main(): Promise<void> {
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
   if (!process.connected) process.exit(0); // the daemon died while this process was loading
   await w.open();
+}
+
+/** The level the daemon logs at (settings.json, read again by each new worker, so a SIGHUP reaches it); info when unreadable (the daemon reports why). */
+function workerLevel(root: string | undefined): string {
+  if (!root) return 'info';
+  try {
+    return loadSettings(root).settings.log_level;
+  } catch {
+    return 'info';
+  }
 }
 
 void main();
