@@ -45,13 +45,21 @@ function groupName(gid: number): string | null {
   return null;
 }
 
-/** The inbox's group when this process is in it and the inbox is group-writable (and searchable); else null. */
+/**
+ * The inbox's group, whether this process is in it and whether the inbox is group-writable (and
+ * searchable); someone outside the group may not see the inbox at all: then the root's group.
+ */
 function inboxGroup(root: string): { gid: number; mine: boolean; writable: boolean } | null {
   let st;
   try {
     st = statSync(join(root, 'sessions', 'inbox'));
   } catch {
-    return null;
+    try {
+      st = statSync(root);
+    } catch {
+      return null;
+    }
+    return { gid: st.gid, mine: false, writable: false };
   }
   const mine = st.gid === process.getegid?.() || (process.getgroups?.() ?? []).includes(st.gid);
   return { gid: st.gid, mine, writable: (st.mode & 0o030) === 0o030 };

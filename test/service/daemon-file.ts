@@ -29,10 +29,19 @@ export interface FileDaemon {
   exited: Promise<number | string>;
 }
 
-/** Start `pico daemon --root root` with stdout appended to `logFile`. */
-export function startDaemonToFile(root: string, logFile: string, env: NodeJS.ProcessEnv): FileDaemon {
+/** Who the daemon runs as (root only can ask), and with which umask (as the unit's UMask=). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  umask: string;
+}
+
+/** Start `pico daemon --root root` with stdout appended to `logFile`, optionally as another user. */
+export function startDaemonToFile(root: string, logFile: string, env: NodeJS.ProcessEnv, as?: RunAs): FileDaemon {
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [MAIN_JS, 'daemon', '--root', root], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
+  const argv = [process.execPath, MAIN_JS, 'daemon', '--root', root];
+  const [cmd, ...args] = as ? ['sh', '-c', `umask ${as.umask}; exec "$@"`, 'sh', ...argv] : argv;
+  const child = spawn(cmd!, args, { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'], ...(as ? { uid: as.uid, gid: as.gid } : {}) });
   closeSync(fd);
   children.push(child);
   let stderr = '';
