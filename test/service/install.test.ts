@@ -122,7 +122,7 @@ describe('systemd/install.sh', () => {
     expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toHaveLength(1); // the job's session stays
     expect(existsSync(`${app}.new`) || existsSync(`${app}.old`)).toBe(false);
 
-    const un = sh(UNINSTALL, ['--prefix', prefix, '--no-users']);
+    const un = sh(join(app, 'systemd', 'uninstall.sh'), ['--prefix', prefix, '--no-users']); // the installed copy, as the README says
     expect(un.code, un.out).toBe(0);
     expect(un.out).toMatch(/kept the root .*: --purge removes it/);
     for (const gone of [app, bin, unit]) expect(existsSync(gone), gone).toBe(false);
