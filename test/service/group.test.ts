@@ -50,7 +50,7 @@ function picoAs(who: { uid: number; gid: number }, args: string[]) {
 }
 
 describe.skipIf(!isRoot)('the shared group of an installed root', () => {
-  it('a member of the group submits with `pico submit` (umask 077), the daemon runs it, and the member reads status and the result', async () => {
+  it('a member of the group submits with `pico submit` (umask 077), the daemon runs it, and the member reads status, watch, show and the result', async () => {
     const { root, jobFile } = sharedRoot();
     const log = join(root, '..', 'daemon.log');
     writeFileSync(log, '');
@@ -67,6 +67,11 @@ describe.skipIf(!isRoot)('the shared group of an installed root', () => {
     const status = picoAs(MEMBER, ['status', '--root', root, '--json']);
     expect(status.status, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ state: 'running' });
+    for (const cmd of ['watch', 'show']) {
+      const r = picoAs(MEMBER, [cmd, id, '--root', root]);
+      expect(r.status, `pico ${cmd}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/answered/);
+    }
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 90_000);

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { logDestination, logFormat } from '../../src/log.js';
@@ -17,6 +18,11 @@ import { MAIN_JS } from '../daemon/spawn.js';
 import { devIno } from './daemon-file.js';
 
 const HOSTILE = 'answer\n{"level":50,"msg":"forged"}\n[12:00:00.000] ERROR: forged too\r\u001b[2J\u001b]0;pwned\u0007\u001b[31mred\u009b1m';
+
+/** `text` as one single-quoted shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
 
 /** Log `records` through the terminal destination into a file; the file's text. */
 function throughTerminal(colour: boolean, write: (log: pino.Logger) => void): string {
@@ -69,6 +75,24 @@ describe('log lines for a person at a terminal', () => {
 
   const haveScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
   if (!haveScript) console.warn('util-linux `script` not found: skipping the daemon-on-a-terminal check');
+
+  it('a logger whose stdout is not a terminal never loads pino-pretty (the daemon under systemd does not pay for it)', () => {
+    const logJs = fileURLToPath(new URL('../../dist/src/log.js', import.meta.url));
+    const probe = `import { createLogger } from ${JSON.stringify(logJs)}; import { createRequire } from 'node:module';
+      createLogger({ to: 'stdout' }).info('hello');
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('pino-pretty'));
+      process.stderr.write(JSON.stringify(loaded));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).msg).toBe('hello');
+    expect(JSON.parse(r.stderr)).toEqual([]);
+    if (!haveScript) return;
+    // and the same probe does load it once a terminal is there (so the check above can fail)
+    const tty = spawnSync('script', ['-qec', `${process.execPath} --input-type=module -e ${shellQuote(probe)}`, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
+    expect(tty.status, tty.stdout).toBe(0);
+    expect(tty.stdout).toMatch(/pino-pretty/);
+  });
+
   it.skipIf(!haveScript)('the real daemon on a terminal prints readable lines, not JSON', () => {
     const root = tempRoot('pico-tty-');
     initRoot(root);
