@@ -183,6 +183,16 @@ echo "+ write $BIN"
 if [ "$DRY" = 0 ]; then printf '%s' "$WRAPPER" > "$BIN.tmp" && chmod 0755 "$BIN.tmp" && mv "$BIN.tmp" "$BIN"; fi
 
 # 5. the root
+if [ -L "$ROOT" ]; then
+  # made by the earlier DynamicUser unit: /var/lib/picoharness -> private/picoharness, owned by a
+  # uid that no longer exists; move it back and give it to the user picoharness
+  OLD_ROOT="$(readlink -f "$ROOT")"
+  say "$ROOT is a link to $OLD_ROOT (a root of the earlier DynamicUser unit): moving it back"
+  sysctl stop "$NAME.service"
+  run rm "$ROOT"
+  run mv "$OLD_ROOT" "$ROOT"
+  if [ "$USERS" = 1 ]; then run chown -R "$NAME:$NAME" "$ROOT"; fi
+fi
 run mkdir -p "$ROOT"
 if [ "$USERS" = 1 ]; then run chown "$NAME:$NAME" "$ROOT"; fi
 if [ -d "$ROOT/manifests" ]; then

@@ -10,7 +10,7 @@
  * are run, with their exact command lines, on a real install.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,22 @@ describe('systemd/install.sh', () => {
     expect(purge.code, purge.out).toBe(0);
     expect(existsSync(root)).toBe(false);
   }, 180_000);
+
+  it('moves a root left by the earlier DynamicUser unit (a link into var/lib/private) back, with everything in it', () => {
+    const prefix = tempDir('pico-install-');
+    const priv = join(prefix, 'var', 'lib', 'private', 'picoharness');
+    mkdirSync(join(priv, 'sessions'), { recursive: true });
+    mkdirSync(join(priv, 'manifests'));
+    writeFileSync(join(priv, 'sessions', 'kept.txt'), 'a result of the old install');
+    symlinkSync('private/picoharness', join(prefix, 'var', 'lib', 'picoharness'));
+    const r = sh(INSTALL, ['--prefix', prefix, '--no-users', '--no-build', '--link-deps', CHECKOUT]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/a root of the earlier DynamicUser unit\): moving it back/);
+    const root = join(prefix, 'var', 'lib', 'picoharness');
+    expect(lstatSync(root).isDirectory()).toBe(true);
+    expect(readFileSync(join(root, 'sessions', 'kept.txt'), 'utf8')).toBe('a result of the old install');
+    expect(existsSync(priv)).toBe(false);
+  }, 120_000);
 
   it('refuses unknown options and --purge without --uninstall (exit 2), and says so', () => {
     const a = sh(INSTALL, ['--purge']);
