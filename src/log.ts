@@ -1,15 +1,64 @@
 /**
- * Structured logs (pino). The daemon logs JSON lines to stdout for journald;
- * foreground commands log to stderr so stdout stays the command's answer.
- * The level comes from PICO_LOG_LEVEL (default info for the daemon, warn for
- * commands). Times are ISO 8601.
+ * Structured logs (pino). The daemon logs to stdout, foreground commands to
+ * stderr so stdout stays the command's answer. What a line looks like follows
+ * where it goes:
+ * - the journal (JOURNAL_STREAM names this descriptor, log-journal.ts): the
+ *   JSON line behind its syslog priority `<N>`, so journald files errors as
+ *   errors and `journalctl -p warning` shows warnings and worse;
+ * - a terminal: one readable line per record (log-pretty.ts, loaded only then);
+ * - anything else (a pipe, a file): the plain pino JSON line.
+ * Every write is synchronous and one whole line. The level comes from
+ * PICO_LOG_LEVEL (default info for the daemon, warn for commands). Times are
+ * ISO 8601. This module does not decide what is logged.
  */
-import pino, { type Logger } from 'pino';
+import { isatty } from 'node:tty';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { isJournalStream, journalPriority } from './log-journal.js';
+import { terminalFormatter } from './log-pretty.js';
+
+export type LogFormat = 'journal' | 'terminal' | 'json';
+
+/** How lines written to `fd` are shaped: for the journal, for a person, or plain JSON. */
+export function logFormat(fd: number, env: NodeJS.ProcessEnv = process.env): LogFormat {
+  if (isJournalStream(fd, env)) return 'journal';
+  if (isatty(fd)) return 'terminal';
+  return 'json';
+}
+
+/**
+ * A pino destination on `fd` that rewrites each serialised line before one synchronous write.
+ * pino tells a stream marked with its metadata symbol the level of the line it is about to write.
+ */
+function rewriting(fd: number, rewrite: (line: string, level: number) => string): DestinationStream {
+  const out = pino.destination({ fd, sync: true });
+  const stream = {
+    [pino.symbols.needsMetadataGsym]: true,
+    lastLevel: 30,
+    write(line: string): void {
+      out.write(rewrite(line, stream.lastLevel));
+    },
+    flushSync(): void {
+      out.flushSync();
+    },
+  };
+  return stream;
+}
+
+/** The destination for `fd` in the given format. */
+export function logDestination(fd: number, format: LogFormat, env: NodeJS.ProcessEnv = process.env): DestinationStream {
+  if (format === 'journal') return rewriting(fd, (line, level) => `<${journalPriority(level)}>${line}`);
+  if (format === 'terminal') {
+    const pretty = terminalFormatter({ colour: env.NO_COLOR === undefined || env.NO_COLOR === '' });
+    return rewriting(fd, (line) => pretty(line));
+  }
+  return pino.destination({ fd, sync: true });
+}
 
 export function createLogger(opts: { to: 'stdout' | 'stderr'; level?: string; name?: string }): Logger {
   const level = process.env.PICO_LOG_LEVEL ?? opts.level ?? 'info';
+  const fd = opts.to === 'stdout' ? 1 : 2;
   return pino(
     { level, base: { name: opts.name ?? 'picoharness', pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ fd: opts.to === 'stdout' ? 1 : 2, sync: true }),
+    logDestination(fd, logFormat(fd)),
   );
 }

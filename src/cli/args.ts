@@ -31,8 +31,9 @@ export function parse<O extends Options>(argv: string[], options: O, usage: stri
 export const rootOption = { root: { type: 'string' } } as const;
 export const jsonOption = { json: { type: 'boolean' } } as const;
 
+/** The root: --root DIR, else $PICO_ROOT (the installed `pico` wrapper sets it), else the current directory. */
 export function rootOf(values: { root?: string | boolean | undefined }): string {
-  return resolve(typeof values.root === 'string' ? values.root : process.cwd());
+  return resolve(typeof values.root === 'string' ? values.root : process.env.PICO_ROOT || process.cwd());
 }
 
 /** Print a result: JSON for scripts, or the human rendering. */

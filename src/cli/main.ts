@@ -11,7 +11,7 @@ import { assertRootOwner } from './owner.js';
 import { isStorageError, storageCode, storageFix } from '../storage-error.js';
 
 /** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
-type Command = { summary: string; writes?: 'flag' | 'positional'; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+type Command = { summary: string; writes?: 'flag' | 'positional'; inboxGroupMay?: true; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a root with the shipped defaults: pico init DIR', writes: 'positional', load: () => import('./init.js') },
@@ -19,7 +19,7 @@ const COMMANDS: Record<string, Command> = {
   plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', writes: 'flag', load: () => import('./plan.js') },
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
   daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', writes: 'flag', load: () => import('./daemon.js') },
-  submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', writes: 'flag', load: () => import('./submit.js') },
+  submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', writes: 'flag', inboxGroupMay: true, load: () => import('./submit.js') },
   status: { summary: 'what the daemon is doing: pico status [--root DIR] [--json]', load: () => import('./status.js') },
   approve: { summary: 'approve a destructive step that waits: pico approve SESSION [STEP] [--root DIR]', writes: 'flag', load: () => import('./approve.js') },
   deny: { summary: 'deny a destructive step that waits: pico deny SESSION [STEP] [--reason TEXT] [--root DIR]', writes: 'flag', load: () => import('./deny.js') },
@@ -46,7 +46,7 @@ function help(): string {
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`)].join('\n');
 }
 
-/** The root a command will write into, as its own parser will read it (null: none named, for init). */
+/** The root a command will write into, as its own parser will read it (--root, else PICO_ROOT, else the current directory; null: none named, for init). */
 function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): string | null {
   if (how === 'positional') {
     const dir = rest.find((a) => !a.startsWith('-'));
@@ -57,7 +57,7 @@ function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): stri
     if (rest[i] === '--root' && rest[i + 1] !== undefined) return resolve(rest[i + 1]!);
     if (rest[i]!.startsWith('--root=')) return resolve(rest[i]!.slice('--root='.length));
   }
-  return process.cwd();
+  return resolve(process.env.PICO_ROOT || process.cwd());
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -78,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (cmd.writes) {
       const root = rootArgument(rest, cmd.writes);
-      if (root !== null) assertRootOwner(root, name, rest);
+      if (root !== null) assertRootOwner(root, name, rest, cmd.inboxGroupMay);
     }
     return await (await cmd.load()).main(rest);
   } catch (err) {

@@ -9,7 +9,11 @@
  * files, a manifest, an inbox file) refuses to start as anyone but the owner
  * of the root (and of its sessions/ and memory/ folders), naming the user to
  * run as. Read-only commands (status, show, watch, composition, manifests)
- * are not checked. This module writes nothing and changes no ownership.
+ * are not checked. One exception: `pico submit` writes only a job file into
+ * sessions/inbox/, which the daemon renames and reads but never writes, so a
+ * member of the inbox's group may run it when the inbox is group-writable
+ * (systemd/install.sh makes it 2770 for the group picoharness). This module
+ * writes nothing and changes no ownership.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,10 +32,48 @@ export function userName(uid: number): string | null {
   return null;
 }
 
-/** Throw a UsageError unless this process runs as the owner of `root` (and of its state folders). */
-export function assertRootOwner(root: string, command: string, argv: readonly string[]): void {
+/** The group name of `gid` from /etc/group, or null. */
+function groupName(gid: number): string | null {
+  try {
+    for (const line of readFileSync('/etc/group', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (name && Number(id) === gid && id !== '') return name;
+    }
+  } catch {
+    // no group file
+  }
+  return null;
+}
+
+/**
+ * The inbox's group, whether this process is in it and whether the inbox is group-writable (and
+ * searchable); someone outside the group may not see the inbox at all: then the root's group.
+ */
+function inboxGroup(root: string): { gid: number; mine: boolean; writable: boolean } | null {
+  let st;
+  try {
+    st = statSync(join(root, 'sessions', 'inbox'));
+  } catch {
+    try {
+      st = statSync(root);
+    } catch {
+      return null;
+    }
+    return { gid: st.gid, mine: false, writable: false };
+  }
+  const mine = st.gid === process.getegid?.() || (process.getgroups?.() ?? []).includes(st.gid);
+  return { gid: st.gid, mine, writable: (st.mode & 0o030) === 0o030 };
+}
+
+/**
+ * Throw a UsageError unless this process runs as the owner of `root` (and of its state folders);
+ * with `inboxGroupMay`, a member of a group-writable inbox's group passes too.
+ */
+export function assertRootOwner(root: string, command: string, argv: readonly string[], inboxGroupMay = false): void {
   const me = process.getuid?.();
   if (me === undefined) return; // not POSIX: no owners to keep apart
+  const inbox = inboxGroupMay ? inboxGroup(root) : null;
+  if (inbox?.mine && inbox.writable) return;
   for (const path of [root, join(root, 'sessions'), join(root, 'memory')]) {
     let uid: number;
     try {
@@ -44,9 +86,13 @@ export function assertRootOwner(root: string, command: string, argv: readonly st
     const self = userName(me) ?? `uid ${me}`;
     const who = owner ?? `uid ${uid}`;
     const sudo = owner ?? `'#${uid}'`;
+    const group = inbox ? groupName(inbox.gid) ?? `gid ${inbox.gid}` : null;
+    const viaGroup = !inbox || !group ? ''
+      : inbox.mine ? ` (you are in the group ${group}, but ${join(root, 'sessions', 'inbox')} is not group-writable: chmod 2770 it, as systemd/install.sh does)`
+      : ` Or join the group ${group}, which may submit jobs: sudo usermod -aG ${group} ${self}, then log in again.`;
     throw new UsageError(
       `${path} belongs to ${who} (uid ${uid}) but this runs as ${self} (uid ${me}); what \`pico ${command}\` writes there would belong to ${self}, ` +
-      `and the daemon, running as ${who}, could no longer write it. Run it as ${who}: sudo -u ${sudo} pico ${[command, ...argv].join(' ')}`,
+      `and the daemon, running as ${who}, could no longer write it. Run it as ${who}: sudo -u ${sudo} pico ${[command, ...argv].join(' ')}${viaGroup}`,
     );
   }
 }

@@ -5,7 +5,10 @@
  * of landing in sessions/rejected/), then written under a dot-name in the
  * inbox, fsynced, and renamed to `<session-id>.json`: the daemon never sees a
  * partial file, and the printed id is the session id it will use. Submitting
- * the same file twice makes two jobs. Logic lives in src/daemon/submit.ts.
+ * the same file twice makes two jobs. The job file is written group-readable
+ * (umask 0027) whatever the caller's umask: the daemon may be another user of
+ * the root's group (systemd/install.sh), and must be able to read it. Logic
+ * lives in src/daemon/submit.ts.
  */
 import { submitJobFile } from '../daemon/submit.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
@@ -19,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`pico submit: expected exactly one job FILE, got ${positionals.length}\nusage: ${USAGE}\n`);
     return 2;
   }
+  process.umask(0o027);
   const r = await submitJobFile(positionals[0]!, rootOf(values));
   if (!r.ok) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, problem: r.problem, fix: r.fix }) + '\n');

@@ -8,7 +8,9 @@
  * followed; directories, FIFOs and sockets are refused), the size limit, then
  * metadata (one hard link, owned by the daemon's user: a file with a second
  * hard link is another file's name too, a link to /etc/shadow say, and a file
- * that fails is refused unread), then strict UTF-8 (a bad byte is named by its
+ * that fails is refused unread; in a shared inbox, group-writable but not
+ * world-writable as systemd/install.sh makes it, a group-readable file of the
+ * inbox's group was written by a member and is taken too), then strict UTF-8 (a bad byte is named by its
  * offset, never replaced), then JSON, then the job@1 schema (with its shape
  * limits: depth, argument size). Problems never quote the file's bytes. Given
  * the root, a job naming a tool, capability or schema without a manifest file
@@ -75,15 +77,20 @@ export function sizeProblem(name: string, size: number, maxBytes: number): { pro
  * Why an inbox file may not be read as a job, judged by its metadata alone (nothing of it is
  * read, so nothing of it can be quoted): a second hard link means the bytes belong to a file
  * elsewhere (a link to /etc/shadow would be read with the daemon's rights), and a file owned by
- * another user was not written by someone allowed to run jobs as this daemon.
+ * another user was not written by someone allowed to run jobs as this daemon, unless the inbox
+ * is shared with a group (`inbox`: g+w, no o+w) and the file is that group's and readable by it.
  */
-export function metadataProblem(name: string, st: { nlink: number; uid: number }): { problem: string; fix: string } | null {
+export function metadataProblem(name: string, st: { nlink: number; uid: number; gid?: number; mode?: number }, inbox?: { gid: number; mode: number }): { problem: string; fix: string } | null {
   if (st.nlink > 1) {
     return { problem: `${name} has ${st.nlink} hard links: it is another file's name as well (a job file must be a file of its own), so it was not read`, fix: 'copy the job file into the inbox (write it elsewhere, then rename it in), or use `pico submit FILE`; never link a file into the inbox' };
   }
   const me = process.getuid?.();
-  if (me !== undefined && st.uid !== me) {
-    return { problem: `${name} is owned by uid ${st.uid}, not by the daemon's user (uid ${me}); it was not read`, fix: `submit jobs as the daemon's user (uid ${me}), e.g. with \`pico submit FILE\` run as that user` };
+  const shared = inbox !== undefined && (inbox.mode & 0o022) === 0o020 && st.gid === inbox.gid;
+  if (me !== undefined && st.uid !== me && shared && ((st.mode ?? 0) & 0o040) === 0) {
+    return { problem: `${name} is owned by uid ${st.uid} and not readable by the inbox's group (gid ${inbox.gid}); it was not read`, fix: 'submit with `pico submit FILE` (it writes the job group-readable), or chmod g+r the file before renaming it in' };
+  }
+  if (me !== undefined && st.uid !== me && !shared) {
+    return { problem: `${name} is owned by uid ${st.uid}, not by the daemon's user (uid ${me}); it was not read`, fix: `submit jobs as the daemon's user (uid ${me}), e.g. with \`pico submit FILE\` run as that user, or share the inbox with a group (chmod 2770, as systemd/install.sh does) and submit as a member` };
   }
   return null;
 }
@@ -106,7 +113,8 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   if (!st.isFile()) {
     return { kind: 'reject', name, problem: `${name} is not a regular file (a directory, FIFO, socket or device)`, fix: 'put one regular JSON file per job into the inbox' };
   }
-  const foreign = metadataProblem(name, st);
+  const inboxSt = lstatSync(inbox);
+  const foreign = metadataProblem(name, st, inboxSt);
   if (foreign) return { kind: 'reject', name, ...foreign };
   if (st.size > maxBytes) return { kind: 'reject', name, ...sizeProblem(name, st.size, maxBytes) };
   let text: string;
@@ -124,7 +132,7 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
   }
   try {
     const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || metadataProblem(name, fst)) {
+    if (!fst.isFile() || fst.ino !== st.ino || fst.size > maxBytes || metadataProblem(name, fst, inboxSt)) {
       return { kind: 'reject', name, problem: `${name} was replaced or changed while being read`, fix: 'write the job file elsewhere, then rename it into the inbox in one step' };
     }
     ino = fst.ino;

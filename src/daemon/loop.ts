@@ -683,7 +683,7 @@ class Daemon {
       await this.runtime.ingestSessions(ids.map((id) => sessionFiles(this.paths, id).dir));
       this.log.info({ event: 'ingested', sessions: ids.length, duration_ms: Math.round((performance.now() - t0) * 10) / 10 });
     } catch (err) {
-      this.log.warn({ event: 'memory', sessions: ids, err }, `memory ingest of ${ids.length} session(s) failed; they are safe on disk and can be ingested again later (pico memory rebuild)`);
+      this.log.warn({ event: 'memory', sessions: ids, err }, `memory ingest of ${ids.length} session(s) failed (${(err as Error).message}); they are safe on disk and can be ingested again later (pico memory rebuild)`);
     }
   }
 

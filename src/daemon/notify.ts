@@ -75,7 +75,7 @@ export function openNotifier(env: NodeJS.ProcessEnv, log: Logger): Notifier {
     });
     child = c;
     c.on('error', (err) => {
-      log.warn({ err }, 'sd_notify helper (perl) could not run; systemd will not see READY/WATCHDOG — install perl-base or run without Type=notify');
+      log.warn({ err }, `sd_notify helper (perl) could not run (${err.message}); systemd will not see READY/WATCHDOG — install perl-base or run without Type=notify`);
       if (child === c) child = null;
     });
     c.on('exit', (code, signal) => {
@@ -83,10 +83,10 @@ export function openNotifier(env: NodeJS.ProcessEnv, log: Logger): Notifier {
       child = null;
       const again = Date.now() - lastRestart > 10_000;
       if (again) lastRestart = Date.now();
-      log.warn({ code, signal, restarting: again }, `sd_notify helper exited unexpectedly${again ? '; starting it again' : ' twice within 10 s; giving up on notifications'}`);
+      log.warn({ code, signal, restarting: again }, `sd_notify helper exited unexpectedly (${signal ?? `code ${code}`})${again ? '; starting it again' : ' twice within 10 s; giving up on notifications'}`);
       if (again) startHelper();
     });
-    c.stderr?.setEncoding('utf8').on('data', (d: string) => log.warn({ helper: d.trim() }, 'sd_notify helper reported a problem'));
+    c.stderr?.setEncoding('utf8').on('data', (d: string) => log.warn({ helper: d.trim() }, `sd_notify helper reported a problem: ${d.trim().split('\n')[0]}`));
     c.stdin?.on('error', () => undefined); // a dead helper is reported by 'error'/'exit'
   };
   startHelper();

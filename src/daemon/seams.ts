@@ -69,6 +69,6 @@ export async function openRealMemory(root: string, log: Logger): Promise<MemoryH
       if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') break;
     }
   }
-  log.warn({ err: lastErr }, 'memory index unavailable; jobs still run, and their sessions can be ingested into memory later');
+  log.warn({ err: lastErr }, `memory index unavailable (${(lastErr as Error | undefined)?.message ?? 'no reason given'}); jobs still run, and their sessions can be ingested into memory later`);
   return null;
 }

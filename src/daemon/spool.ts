@@ -73,7 +73,7 @@ export class Spool {
     this.watcher = watcher;
     const trigger = (): void => this.schedule(this.debounceMs);
     watcher.on('raw', trigger).on('add', trigger).on('change', trigger).on('addDir', trigger);
-    watcher.on('error', (err) => this.opts.log.warn({ err }, 'inbox watcher error; the periodic rescan still covers the inbox'));
+    watcher.on('error', (err) => this.opts.log.warn({ err }, `inbox watcher error (${(err as Error).message}); the periodic rescan still covers the inbox`));
     await new Promise<void>((ok) => watcher.once('ready', () => ok()));
     this.rescan = setInterval(() => this.schedule(0), this.opts.rescanMs ?? 5000);
     this.rescan.unref();
@@ -93,7 +93,7 @@ export class Spool {
       this.scanning = this.scan().then(
         (waiting) => this.afterScan(waiting),
         (err: unknown) => {
-          this.opts.log.error({ err }, 'inbox scan failed; retrying at the next rescan');
+          this.opts.log.error({ err }, `inbox scan failed (${(err as Error).message}); retrying at the next rescan`);
           this.afterScan(false);
         },
       );
@@ -148,7 +148,7 @@ export class Spool {
       try {
         await this.opts.onStable(names);
       } catch (err) {
-        this.opts.log.error({ err }, 'handling inbox entries failed; they stay in the inbox and are looked at again');
+        this.opts.log.error({ err }, `handling inbox entries failed (${(err as Error).message}); they stay in the inbox and are looked at again`);
         for (const n of names) this.handed.delete(n);
         waiting = true;
       }

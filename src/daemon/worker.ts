@@ -22,6 +22,7 @@
  */
 import type { Logger } from 'pino';
 import { createLogger } from '../log.js';
+import { loadSettings } from './settings.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
 import { join } from 'node:path';
 import { daemonPaths, sessionFiles } from './paths.js';
@@ -100,7 +101,7 @@ class Worker {
       const { writeWorldReport } = await import('../world/report.js');
       const caps = await worldCapabilities();
       writeWorldReport(daemonPaths(this.root).daemonDir, caps);
-      this.log.info({ event: 'world', level: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
+      this.log.info({ event: 'world', isolation: caps.level, wrapper: caps.wrapper, not_enforced: caps.notEnforced }, `execution world: isolation ${caps.level}`);
     } catch (err) {
       this.log.warn({ err }, `could not report the execution world: ${(err as Error).message}`);
     }
@@ -222,7 +223,7 @@ class Worker {
 
 async function main(): Promise<void> {
   const root = process.argv[2];
-  const log = createLogger({ to: 'stdout', level: 'info' }).child({ component: 'worker' });
+  const log = createLogger({ to: 'stdout', level: workerLevel(root) }).child({ component: 'worker' });
   if (!root || !process.send) {
     log.fatal('the session worker is started by `pico daemon`, not by hand');
     process.exitCode = 2;
@@ -235,6 +236,16 @@ async function main(): Promise<void> {
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
   if (!process.connected) process.exit(0); // the daemon died while this process was loading
   await w.open();
+}
+
+/** The level the daemon logs at (settings.json, read again by each new worker, so a SIGHUP reaches it); info when unreadable (the daemon reports why). */
+function workerLevel(root: string | undefined): string {
+  if (!root) return 'info';
+  try {
+    return loadSettings(root).settings.log_level;
+  } catch {
+    return 'info';
+  }
 }
 
 void main();

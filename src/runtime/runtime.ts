@@ -118,7 +118,7 @@ export class Runtime {
     try {
       return this.measurements.read(providers, schemas, { digests: this.digests });
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'could not read measurements from memory; selecting on manifests alone');
+      this.log.warn({ err: (err as Error).message }, `could not read measurements from memory; selecting on manifests alone: ${(err as Error).message}`);
       return {};
     }
   };
@@ -151,7 +151,7 @@ export class Runtime {
       this.log.info({ composition: this.hash }, 'manifests reloaded');
     } catch (err) {
       this.fingerprint = manifestFingerprint(this.root, this.loaded);
-      this.log.error({ err: (err as Error).message }, 'manifests changed but do not load; the last good set stays in force until they are fixed');
+      this.log.error({ err: (err as Error).message }, `manifests changed but do not load; the last good set stays in force until they are fixed: ${(err as Error).message}`);
     }
   }
 

@@ -18,10 +18,10 @@ describe('the execution world under the daemon', () => {
     const seen = await d.waitFor((l) => l.event === 'world');
     const text = pico(['status', '--root', root]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`world: +isolation ${String(seen.level)}`));
+    expect(text.stdout).toMatch(new RegExp(`world: +isolation ${String(seen.isolation)}`));
     expect(text.stdout).toContain('not enforced: ');
     const json = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { world: { level: string; not_enforced: string[] } };
-    expect(json.world.level).toBe(seen.level);
+    expect(json.world.level).toBe(seen.isolation);
     expect(json.world.not_enforced).toEqual(seen.not_enforced);
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);

@@ -1,7 +1,9 @@
 /**
  * Issue 3, "Done when": "The shipped unit's systemd-analyze exposure is
- * ≤ 2.5, checked automatically." Also the notify and state settings the
- * daemon relies on.
+ * ≤ 2.5, checked automatically"; issue 15 lowers it: "`systemd-analyze
+ * security` stays at or below 2.0", and "the unit changes are checked by
+ * `systemd-analyze verify`". Also the notify, state, user and reload settings
+ * the daemon and install.sh rely on.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ const UNIT = fileURLToPath(new URL('../../systemd/picoharness.service', import.m
 const text = readFileSync(UNIT, 'utf8');
 const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
 const haveAnalyze = analyze.status === 0;
-if (!haveAnalyze) console.warn('systemd-analyze not found: skipping the exposure check of systemd/picoharness.service');
+if (!haveAnalyze) console.warn('systemd-analyze not found (Debian: apt install systemd): skipping the exposure and verify checks of systemd/picoharness.service');
 
 /** All values of a directive in the unit. */
 function values(key: string): string[] {
@@ -21,11 +23,33 @@ function values(key: string): string[] {
 }
 
 describe('systemd/picoharness.service', () => {
-  it.skipIf(!haveAnalyze)('systemd-analyze security rates the unit at an exposure of 2.5 or lower', () => {
+  it.skipIf(!haveAnalyze)('systemd-analyze security rates the unit at an exposure of 2.0 or lower', () => {
     const r = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', UNIT], { encoding: 'utf8' });
     const m = /Overall exposure level for picoharness\.service: ([0-9.]+)/.exec(r.stdout + r.stderr);
     expect(m, r.stdout + r.stderr).not.toBeNull();
-    expect(Number(m![1])).toBeLessThanOrEqual(2.5);
+    expect(Number(m![1])).toBeLessThanOrEqual(2.0);
+  });
+
+  it.skipIf(!haveAnalyze)('systemd-analyze verify finds nothing wrong in the unit (unknown keys, bad values, a missing node)', () => {
+    const r = spawnSync('systemd-analyze', ['verify', '--man=no', UNIT], { encoding: 'utf8' });
+    // a line about ExecStart's app path is expected where /opt/picoharness is not installed (a build box); nothing else
+    const complaints = (r.stdout + r.stderr).split('\n').filter((l) => l.trim() !== '' && !l.includes('/opt/picoharness/'));
+    expect(complaints).toEqual([]);
+  });
+
+  it('runs as the static user and group picoharness, also in adm (for /var/log), with a private tmp and no home', () => {
+    expect(values('User')).toEqual(['picoharness']);
+    expect(values('Group')).toEqual(['picoharness']);
+    expect(values('DynamicUser')).toEqual([]);
+    expect(values('SupplementaryGroups')).toEqual(['adm']);
+    expect(values('PrivateUsers')).toEqual([]); // it would unmap adm
+    expect(values('UMask')).toEqual(['0027']); // group-readable results for the group's members
+    expect(values('ProtectHome')).toEqual(['yes']);
+    expect(values('PrivateTmp')).toEqual(['yes']);
+  });
+
+  it('reloads with SIGHUP to the main process (systemctl reload)', () => {
+    expect(values('ExecReload')).toEqual(['/bin/kill -HUP $MAINPID']);
   });
 
   it('is Type=notify with a watchdog, NotifyAccess=all for the helper, and its root in StateDirectory', () => {

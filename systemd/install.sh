@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# picoharness as a systemd service: install, upgrade (the same command again) and uninstall.
+#
+#   sudo systemd/install.sh                 # first install, or upgrade from a newer checkout
+#   sudo systemd/install.sh --uninstall     # remove the service and the app, keep the root
+#   sudo systemd/install.sh --uninstall --purge   # ... and the root, the user and the group
+#
+# What it does (each step is printed as it runs, `+ command`):
+#   1. checks Node >= 20 (Debian 12 ships 18: see the README), builds the checkout (npm ci, npm run build);
+#   2. makes the system group and user picoharness (members of the group may submit and read results);
+#   3. stages the app (dist/, manifests, prompts, examples, shell providers, package files) in
+#      /opt/picoharness.new, installs its production dependencies there (npm ci --omit=dev, no
+#      devDependencies, no tests), then swaps it in for /opt/picoharness (the old app keeps running
+#      until the swap, and a failed npm ci leaves it untouched);
+#   4. writes /usr/local/bin/pico (a wrapper: node, the app, PICO_ROOT=/var/lib/picoharness);
+#   5. first install only: `pico init /var/lib/picoharness` as the user picoharness; every time:
+#      models/ in the root, and the modes the group relies on (root 0750, sessions/inbox 2770);
+#   6. installs the unit with this machine's node, daemon-reload, then enable --now (first
+#      install) or restart (upgrade).
+# Idempotent: running it twice installs the same thing twice.
+#
+# Options (for trying it out, packaging and tests):
+#   --prefix DIR     install under DIR instead of / (the wrapper and unit name DIR's paths);
+#                    implies --no-systemctl
+#   --no-systemctl   do not call systemctl (say what would be run)
+#   --no-users       do not create the user and group, do not chown (as a non-root user)
+#   --no-build       use the checkout's dist/ as it is (it must exist) instead of npm ci + build
+#   --no-npm         do not install the app's dependencies (the app will not run without them)
+#   --link-deps DIR  link the app's node_modules to DIR/node_modules instead of npm ci --omit=dev
+#                    (offline trials and tests; DIR's devDependencies come along)
+#   --dry-run        print every step, change nothing
+#   --uninstall [--purge]   see above
+set -euo pipefail
+
+PREFIX=''
+SYSTEMCTL=1
+USERS=1
+BUILD=1
+NPM=1
+LINK_DEPS=''
+DRY=0
+ACTION=install
+PURGE=0
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NAME=picoharness
+
+usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+die() { echo "install.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) [ $# -ge 2 ] || die '--prefix needs a directory'; PREFIX="$(mkdir -p "$2" && cd "$2" && pwd)"; SYSTEMCTL=0; shift ;;
+    --prefix=*) PREFIX="$(mkdir -p "${1#--prefix=}" && cd "${1#--prefix=}" && pwd)"; SYSTEMCTL=0 ;;
+    --no-systemctl) SYSTEMCTL=0 ;;
+    --no-users) USERS=0 ;;
+    --no-build) BUILD=0 ;;
+    --no-npm) NPM=0 ;;
+    --link-deps) [ $# -ge 2 ] || die '--link-deps needs a directory'; LINK_DEPS="$(cd "$2" && pwd)"; [ -d "$LINK_DEPS/node_modules" ] || die "$LINK_DEPS/node_modules does not exist"; NPM=0; shift ;;
+    --dry-run) DRY=1 ;;
+    --uninstall) ACTION=uninstall ;;
+    --purge) PURGE=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+  shift
+done
+if [ "$PURGE" = 1 ] && [ "$ACTION" != uninstall ]; then die '--purge goes with --uninstall'; fi
+
+APP="$PREFIX/opt/$NAME"
+BIN="$PREFIX/usr/local/bin/pico"
+UNIT="$PREFIX/etc/systemd/system/$NAME.service"
+ROOT="$PREFIX/var/lib/$NAME"
+
+say() { echo "install.sh: $*"; }
+run() {
+  echo "+ $*"
+  [ "$DRY" = 1 ] || "$@"
+}
+# run a command in a directory (printed as one step)
+run_in() {
+  local dir="$1"; shift
+  echo "+ (cd $dir && $*)"
+  [ "$DRY" = 1 ] || (cd "$dir" && "$@")
+}
+sysctl() {
+  if [ "$SYSTEMCTL" = 1 ]; then run systemctl "$@"; else echo "  (skipped: systemctl $*)"; fi
+}
+# run a command as the service's user (or as oneself with --no-users), with the unit's umask
+as_service() {
+  if [ "$USERS" = 1 ]; then run runuser -u "$NAME" -- sh -c 'umask 0027; exec "$@"' sh "$@"
+  else run sh -c 'umask 0027; exec "$@"' sh "$@"; fi
+}
+
+if [ "$USERS" = 1 ] && [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
+  die "run as root (sudo $0 $*), or with --no-users --prefix DIR to try it without root"
+fi
+
+uninstall() {
+  say "uninstalling $NAME${PREFIX:+ from $PREFIX}"
+  if [ -e "$UNIT" ]; then
+    sysctl disable --now "$NAME.service"
+    run rm -f "$UNIT"
+    sysctl daemon-reload
+  fi
+  run rm -f "$BIN"
+  run rm -rf "$APP" "$APP.new" "$APP.old"
+  if [ "$PURGE" = 1 ]; then
+    run rm -rf "$ROOT"
+    if [ "$USERS" = 1 ]; then
+      if id -u "$NAME" >/dev/null 2>&1; then run userdel "$NAME"; fi
+      if getent group "$NAME" >/dev/null; then run groupdel "$NAME"; fi
+    fi
+    say "removed the app, the unit, pico, the root $ROOT and the user and group $NAME"
+  else
+    say "removed the app, the unit and pico; kept the root $ROOT (jobs, results, models, memory): --purge removes it"
+  fi
+}
+
+if [ "$ACTION" = uninstall ]; then uninstall; exit 0; fi
+
+# 1. Node and the build
+NODE="$(command -v node || true)"
+[ -n "$NODE" ] || die 'node not found: install Node.js 20 or later (README "Install as a service": Debian 12 ships 18)'
+NODE="$(readlink -f "$NODE")"
+"$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
+  die "$NODE is Node $("$NODE" --version); picoharness needs 20 or later (on Debian 12: NodeSource's nodejs 20, or the Node.js binary tarball; README \"Install as a service\")"
+case "$NODE" in
+  /home/*|/root/*) die "$NODE is under /home or /root, which the unit hides (ProtectHome=yes): install Node.js system-wide (README \"Install as a service\")" ;;
+esac
+say "node: $NODE ($("$NODE" --version)); source: $SRC"
+if [ "$BUILD" = 1 ]; then
+  run_in "$SRC" npm ci --no-audit --no-fund
+  run_in "$SRC" npm run build
+else
+  [ -f "$SRC/dist/src/cli/main.js" ] || die "--no-build but $SRC/dist/src/cli/main.js is missing: run npm run build first"
+  say "using the build in $SRC/dist as it is (--no-build)"
+fi
+
+UPGRADE=0
+[ -e "$APP/package.json" ] && UPGRADE=1
+if [ "$UPGRADE" = 1 ]; then say "upgrading $APP"; else say "installing into $APP"; fi
+
+# 2. the user and the group
+if [ "$USERS" = 1 ]; then
+  if getent group "$NAME" >/dev/null; then say "group $NAME exists"; else run groupadd --system "$NAME"; fi
+  if id -u "$NAME" >/dev/null 2>&1; then say "user $NAME exists"
+  else run useradd --system --gid "$NAME" --home-dir "/var/lib/$NAME" --no-create-home --shell /usr/sbin/nologin --comment 'picoharness job daemon' "$NAME"; fi
+else
+  say 'not creating the user and group (--no-users)'
+fi
+
+# 3. the app: staged, dependencies installed, then swapped in
+run rm -rf "$APP.new"
+run mkdir -p "$APP.new/dist" "$APP.new/providers"
+for f in package.json package-lock.json README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
+for d in manifests prompts examples systemd; do run cp -Rp "$SRC/$d" "$APP.new/"; done
+for d in src providers; do run cp -Rp "$SRC/dist/$d" "$APP.new/dist/"; done
+for f in "$SRC"/providers/*.sh; do run cp -p "$f" "$APP.new/providers/"; done
+if [ "$NPM" = 1 ]; then
+  run_in "$APP.new" npm ci --omit=dev --no-audit --no-fund
+elif [ -n "$LINK_DEPS" ]; then
+  run ln -s "$(readlink -f "$LINK_DEPS/node_modules")" "$APP.new/node_modules"
+else
+  say 'not installing the dependencies (--no-npm): the app will not run until `npm ci --omit=dev` runs in it'
+fi
+if [ "$USERS" = 1 ]; then run chown -R root:root "$APP.new"; fi
+run chmod -R go-w "$APP.new"
+if [ "$UPGRADE" = 1 ]; then
+  sysctl stop "$NAME.service"
+  run rm -rf "$APP.old"
+  run mv "$APP" "$APP.old"
+fi
+run mv "$APP.new" "$APP"
+run rm -rf "$APP.old"
+
+# 4. pico on PATH
+run mkdir -p "$(dirname "$BIN")"
+WRAPPER="#!/bin/sh
+# picoharness: installed by systemd/install.sh. The root is $ROOT unless PICO_ROOT or --root says otherwise.
+PICO_ROOT=\"\${PICO_ROOT:-$ROOT}\" exec $NODE $APP/dist/src/cli/main.js \"\$@\"
+"
+echo "+ write $BIN"
+if [ "$DRY" = 0 ]; then printf '%s' "$WRAPPER" > "$BIN.tmp" && chmod 0755 "$BIN.tmp" && mv "$BIN.tmp" "$BIN"; fi
+
+# 5. the root
+if [ -L "$ROOT" ]; then
+  # made by the earlier DynamicUser unit: /var/lib/picoharness -> private/picoharness, owned by a
+  # uid that no longer exists; move it back and give it to the user picoharness
+  OLD_ROOT="$(readlink -f "$ROOT")"
+  say "$ROOT is a link to $OLD_ROOT (a root of the earlier DynamicUser unit): moving it back"
+  sysctl stop "$NAME.service"
+  run rm "$ROOT"
+  run mv "$OLD_ROOT" "$ROOT"
+  if [ "$USERS" = 1 ]; then run chown -R "$NAME:$NAME" "$ROOT"; fi
+fi
+run mkdir -p "$ROOT"
+if [ "$USERS" = 1 ]; then run chown "$NAME:$NAME" "$ROOT"; fi
+if [ -d "$ROOT/manifests" ]; then
+  say "$ROOT is initialised already: kept as it is (to add shipped defaults that are new in this version: sudo -u $NAME pico init $ROOT; it never overwrites a file)"
+else
+  as_service "$NODE" "$APP/dist/src/cli/main.js" init "$ROOT"
+fi
+for d in models sessions/inbox; do
+  if [ "$USERS" = 1 ]; then as_service mkdir -p "$ROOT/$d"; else run mkdir -p "$ROOT/$d"; fi
+done
+run chmod 0750 "$ROOT" "$ROOT/models"
+run chmod 2770 "$ROOT/sessions/inbox"
+
+# 6. the unit
+run mkdir -p "$(dirname "$UNIT")"
+echo "+ write $UNIT (node: $NODE, app: $APP)"
+if [ "$DRY" = 0 ]; then
+  sed -e "s#/usr/bin/node #$NODE #" -e "s#/opt/picoharness/#$APP/#g" "$SRC/systemd/$NAME.service" > "$UNIT.tmp"
+  chmod 0644 "$UNIT.tmp" && mv "$UNIT.tmp" "$UNIT"
+fi
+sysctl daemon-reload
+if [ "$UPGRADE" = 1 ]; then sysctl enable "$NAME.service"; sysctl restart "$NAME.service"
+else sysctl enable --now "$NAME.service"; fi
+
+say "done. $(if [ "$UPGRADE" = 1 ]; then echo upgraded; else echo installed; fi): app $APP, command $BIN, root $ROOT, unit $UNIT"
+say "let a person submit jobs and read results: sudo usermod -aG $NAME USER (then log in again)"
+say "logs: journalctl -u $NAME -f; warnings and errors only: journalctl -u $NAME -p warning"
