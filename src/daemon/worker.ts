@@ -139,7 +139,7 @@ class Worker {
     this.busy = true;
     try {
       for (let m = this.waiting.shift(); m; m = this.waiting.shift()) {
-        if (m.t === 'run') await this.run(m.id, m.close);
+        if (m.t === 'run') await this.run(m.id, m.close, m.cancelled);
         else if (m.t === 'ingest') await this.ingest(m.seq, m.dirs);
         else if (m.t === 'exit') return await this.close();
       }
@@ -148,7 +148,7 @@ class Worker {
     }
   }
 
-  private async run(id: string, close?: string): Promise<void> {
+  private async run(id: string, close?: string, cancelled?: boolean): Promise<void> {
     if (this.refusing) return send({ t: 'cancelled', id });
     const stop = new AbortController();
     this.running = stop;
@@ -160,7 +160,7 @@ class Worker {
         signal: stop.signal,
         deferResult: true,
         approvals: true,
-        ...(close ? { closeReason: close } : {}),
+        ...(close ? { closeReason: close, ...(cancelled ? { cancelled: true } : {}) } : {}),
         onEvent: (e) => {
           if (e.type === 'step_started') send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
           else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });

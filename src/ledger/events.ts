@@ -210,7 +210,7 @@ export const eventSchemas = {
   }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),
-    outcome: z.enum(['answered', 'partial', 'declined']),
+    outcome: z.enum(['answered', 'partial', 'declined', 'cancelled']),
     text: z.string(), missing: z.array(z.string()), trust: trustSchema,
     spent: budgetSpentSchema,
   }),
