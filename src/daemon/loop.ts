@@ -258,7 +258,7 @@ class Daemon {
       this.log.warn({ event: 'empty_root', root: this.paths.root }, `${this.paths.root} has no manifests/ folder: every job will be declined for lack of tools and providers; run \`pico init ${this.paths.root}\` to add the shipped defaults`);
     }
     await mkdir(this.paths.inbox, { recursive: true });
-    await mkdir(this.paths.rejected, { recursive: true });
+    await mkdir(this.paths.rejected, { recursive: true, mode: 0o700 }); // refused job files stay private (pico doctor checks)
     const release = await takeLock(this.paths);
     this.closers.push({ name: 'lock', close: release });
     this.closers.push({
