@@ -14,7 +14,7 @@
  * results are not opened when the filter asks for queued ones. This module reads; it never
  * writes, and it does not decide what a cancel or a retry does (cancel.ts, retry.ts).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
 import { isIgnoredName } from '../daemon/inspect.js';
@@ -23,6 +23,9 @@ import { readStatus, type DaemonStatus } from '../daemon/status.js';
 import { readApprovalSettings } from '../approval/decisions.js';
 import { waitingOn } from '../approval/waiting.js';
 import { CANCEL_FILE } from './cancel-file.js';
+
+/** How much of a result.json's head is read for its outcome. */
+const HEAD_BYTES = 512;
 
 export const JOB_STATES = ['queued', 'running', 'waiting', 'done'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -89,13 +92,34 @@ function readJobFields(file: string): { goal: string | null; label: string | nul
   }
 }
 
-/** The outcome a result.json holds, or null when it is absent, empty or cut short (not finished: recovery re-closes it). */
+/**
+ * The outcome a result.json holds, or null when it is absent, empty or cut short (not finished:
+ * recovery re-closes it). Every writer puts `outcome` in the first lines and ends the file with a
+ * lone "}", so the head and the last bytes answer without reading the facts between.
+ */
 function readOutcome(file: string): string | null {
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch {
     return null;
+  }
+  let text: string;
+  try {
+    const size = fstatSync(fd).size;
+    if (size > HEAD_BYTES * 2) {
+      const head = Buffer.alloc(HEAD_BYTES);
+      const tail = Buffer.alloc(16);
+      readSync(fd, head, 0, HEAD_BYTES, 0);
+      readSync(fd, tail, 0, 16, size - 16);
+      const m = /"outcome": "([a-z_]+)"/.exec(head.toString('utf8'));
+      if (m && tail.toString('utf8').trimEnd().endsWith('\n}')) return m[1]!;
+    }
+    text = readFileSync(fd, 'utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
   try {
     const r = JSON.parse(text) as { outcome?: unknown };
