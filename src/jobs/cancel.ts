@@ -21,7 +21,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { claimJob } from '../daemon/claim.js';
+import { claimJob, syncClaims } from '../daemon/claim.js';
 import { LockHeld, takeLock } from '../daemon/lock.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { isSessionId } from '../ledger/session-id.js';
@@ -58,6 +58,7 @@ async function cancelInboxEntry(root: string, j: JobInfo): Promise<CancelOutcome
   const paths = daemonPaths(root);
   const claimed = await claimJob(paths, `${j.id}.json`, isSessionId(j.id) ? j.id : null);
   if (!claimed) return null;
+  await syncClaims(paths, [claimed.id]); // durable before it is closed: a power cut must not bring the entry back to the inbox
   const dir = sessionFiles(paths, claimed.id).dir;
   const req = await writeCancelRequest(dir, claimed.id);
   const result = await writeCancelledResult(dir, claimed.id, 'pico cancel', req);
