@@ -219,7 +219,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   if (!state.planned && stopped) {
     // a goal-only session closed before it was planned: planning is what did not run
     if (!missing.has('@plan')) {
-      ledger.append({ type: 'step_failed', step: '@plan', provider: null, capability: 'plan@1', schema: 'plan@1', error: `not run: ${stopped}`, attempt: 0 });
+      ledger.append({ type: 'step_failed', step: '@plan', provider: null, capability: 'plan@1', schema: 'plan@1', error: `not run: ${stopped}`, attempt: 0, ...(d.cancelled ? { cancelled: true as const } : {}) });
       ledger.commit();
     }
     return { interrupted: false, budget, plan };
@@ -263,7 +263,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     };
     if (stopped) {
       missing.set(s.step, stopped);
-      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: `not run: ${stopped}`, attempt: 0 });
+      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: `not run: ${stopped}`, attempt: 0, ...(d.cancelled ? { cancelled: true as const } : {}) });
       ledger.commit();
       continue;
     }

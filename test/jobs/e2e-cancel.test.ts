@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
@@ -49,8 +50,11 @@ describe('pico cancel and pico retry on the real daemon', () => {
     const { id: running } = await dropIntoInbox(job, root);
     const { id: queued } = await dropIntoInbox(job, root);
     await d.waitFor((l) => l.event === 'step' && l.session === running && l.step === 'disk');
-    const jobs = JSON.parse(pico(['jobs', '--root', root, '--json']).stdout) as { jobs: { id: string; state: string }[] };
-    expect(jobs.jobs.find((j) => j.id === running)?.state).toBe('running');
+    // status.json (which names the running job) is written at most twice a second
+    const jobs = await until('pico jobs to show it running', () => {
+      const list = JSON.parse(pico(['jobs', '--root', root, '--json']).stdout) as { jobs: { id: string; state: string }[] };
+      return list.jobs.find((j) => j.id === running)?.state === 'running' && list;
+    });
     expect(jobs.jobs.find((j) => j.id === queued)?.state).toBe('queued');
 
     const asked = pico(['cancel', running, '--root', root, '--wait', '0']);
@@ -83,6 +87,14 @@ describe('pico cancel and pico retry on the real daemon', () => {
     expect(again.stderr).toContain('has already ended (cancelled)');
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
+    // memory: the episode ended cancelled, and the steps the cancel left unrun are no failures of anything
+    const db = new Database(join(root, 'memory', 'episodic.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT outcome FROM episode WHERE session = ?').get(running)).toEqual({ outcome: 'cancelled' });
+      expect(db.prepare('SELECT count(*) AS n FROM failure WHERE session = ?').get(running)).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
   }, 90_000);
 
   it('retry submits the ended job again as a new job, which runs; a job that has not ended is refused', async () => {
