@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
-import { slowExampleJob, tempRoot } from '../daemon/helpers.js';
+import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
 
 type Result = { outcome: string; answer: string | null; missing?: string[]; facts?: { step: string }[]; closed_by?: string };
@@ -44,11 +44,15 @@ async function ready(root: string): Promise<RunningDaemon> {
 }
 
 describe('pico cancel and pico retry on the real daemon', () => {
-  it('a running job is stopped after its current step and ends cancelled with a partial answer; a job queued behind it ends cancelled without running', async () => {
+  it('a running job is stopped after its current step and ends cancelled with a partial answer; jobs queued behind it (handed to the worker, or still in the daemon\'s queue) end cancelled without running', async () => {
     const { root, job } = slowRoot(6); // each step sleeps 6 s: the cancel lands while the first is in flight
     const d = await ready(root);
     const { id: running } = await dropIntoInbox(job, root);
     const { id: queued } = await dropIntoInbox(job, root);
+    // the daemon hands 8 jobs to the worker behind the running one; the last of these stays in its own queue
+    const quick: string[] = [];
+    for (let i = 0; i < 9; i++) quick.push((await dropIntoInbox(Buffer.from(JSON.stringify(goodJob('batch'))), root)).id);
+    const deep = quick[quick.length - 1]!;
     await d.waitFor((l) => l.event === 'step' && l.session === running && l.step === 'disk');
     // status.json (which names the running job) is written at most twice a second
     const jobs = await until('pico jobs to show it running', () => {
@@ -57,6 +61,9 @@ describe('pico cancel and pico retry on the real daemon', () => {
     });
     expect(jobs.jobs.find((j) => j.id === queued)?.state).toBe('queued');
 
+    const dq = pico(['cancel', deep, '--root', root]);
+    expect(dq.code, dq.stderr).toBe(0);
+    expect(result(root, deep)).toMatchObject({ outcome: 'cancelled', closed_by: 'daemon (pico cancel)' });
     const asked = pico(['cancel', running, '--root', root, '--wait', '0']);
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toContain(`cancel of ${running} asked for: it stops after its current step`);
@@ -68,6 +75,10 @@ describe('pico cancel and pico retry on the real daemon', () => {
     expect(statSync(join(root, 'sessions', queued, 'events.jsonl')).size).toBe(0); // no step of it ran
 
     await until('the running job to close', () => existsSync(join(root, 'sessions', running, 'result.json')));
+    // the others run after it, and the cancelled one never does
+    for (const id of quick.slice(0, -1)) await until(`job ${id}`, () => existsSync(join(root, 'sessions', id, 'result.json')));
+    expect(result(root, quick[0]!).outcome).toBe('answered');
+    expect(statSync(join(root, 'sessions', deep, 'events.jsonl')).size).toBe(0);
     const res = result(root, running);
     expect(res.outcome).toBe('cancelled');
     expect(res.facts?.map((f) => f.step)).toEqual(['disk']); // the step in flight finished and was kept
