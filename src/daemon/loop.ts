@@ -27,11 +27,14 @@
  * runs every closer in reverse order of opening and reports all failures.
  * A session stopped at a destructive step (outcome `waiting`) leaves the
  * queue for the waiting list (src/approval/waiting.ts), also at start, and is
- * requeued once its decision file appears.
+ * requeued once its decision file appears. A cancel (`pico cancel`:
+ * sessions/<id>/cancel.json, src/jobs/) is looked for with the decisions: a
+ * job not begun is closed by its result file; the running one stops after
+ * its step, as at shutdown, and runs once more to close (outcome `cancelled`).
  * This file owns ordering and bookkeeping; each transition lives in its own
  * module (intake → inspect/claim/reject, queue, recovery, status, notify).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -55,7 +58,6 @@ import { WaitingList, waitingOn } from '../approval/waiting.js';
 import type { DaemonObserver, IdleTask } from './observer.js';
 import type { DaemonSettings } from './settings.js';
 import { cancelReason, cancelRequested, readCancelRequest, writeCancelledResult, type CancelRequest } from '../jobs/cancel-file.js';
-import { statSync } from 'node:fs';
 
 /** How often the daemon looks for decisions on sessions that wait for approval (a stat each). */
 const APPROVAL_POLL_MS = 1_000;
