@@ -51,6 +51,11 @@ export class WaitingList {
     this.waiting.set(w.session, w);
   }
 
+  /** Take a session off the list (it was cancelled); false when it was not on it. */
+  remove(session: string): boolean {
+    return this.waiting.delete(session);
+  }
+
   get size(): number {
     return this.waiting.size;
   }

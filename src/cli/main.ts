@@ -20,7 +20,11 @@ const COMMANDS: Record<string, Command> = {
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
   daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', writes: 'flag', load: () => import('./daemon.js') },
   submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', writes: 'flag', inboxGroupMay: true, load: () => import('./submit.js') },
-  status: { summary: 'what the daemon is doing: pico status [--root DIR] [--json]', load: () => import('./status.js') },
+  status: { summary: 'what the daemon is doing, and what needs a person: pico status [--root DIR] [--json]', load: () => import('./status.js') },
+  jobs: { summary: 'list jobs: pico jobs [--state queued|running|waiting|done] [--limit N] [--root DIR] [--json]', load: () => import('./jobs.js') },
+  cancel: { summary: 'cancel a job that has not ended: pico cancel JOB [--wait SECONDS] [--root DIR]', writes: 'flag', load: () => import('./cancel.js') },
+  retry: { summary: 'submit an ended job again as a new job: pico retry JOB [--root DIR]', writes: 'flag', load: () => import('./retry.js') },
+  doctor: { summary: 'check this machine and root: pico doctor [--root DIR] [--json] (exit 1 when a check fails)', load: () => import('./doctor.js') },
   approve: { summary: 'approve a destructive step that waits: pico approve SESSION [STEP] [--root DIR]', writes: 'flag', load: () => import('./approve.js') },
   deny: { summary: 'deny a destructive step that waits: pico deny SESSION [STEP] [--reason TEXT] [--root DIR]', writes: 'flag', load: () => import('./deny.js') },
   watch: { summary: 'follow a job live: pico watch JOB [--root DIR]', load: () => import('./watch.js') },
@@ -42,7 +46,7 @@ const COMMANDS: Record<string, Command> = {
 
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
-  return ['usage: pico COMMAND [options]   (every command takes --root DIR, default: the current directory, and --json)', '',
+  return ['usage: pico COMMAND [options]   (every command takes --root DIR, default: the current directory, and --json)', '       pico --version [--json]', '',
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`)].join('\n');
 }
 
@@ -62,6 +66,12 @@ function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): stri
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    const { versionInfo } = await import('../version.js');
+    const v = versionInfo();
+    process.stdout.write(rest.includes('--json') ? JSON.stringify(v) + '\n' : `${v.name} ${v.version} (node ${v.node})\n`);
+    return EXIT.ok;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(help() + '\n');
     return name ? EXIT.ok : EXIT.usage;

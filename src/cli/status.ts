@@ -4,10 +4,15 @@
  * Reads sessions/.daemon/status.json and checks that its pid is still the
  * daemon that wrote it, so a stale file (SIGKILL, power loss) reads as "not
  * running". Exit code 0 when running, 3 when not (as `systemctl status`).
+ * Then what needs a person (src/status/flags.ts: broken settings or
+ * manifests, a stalled queue, low disk, approvals, a weak sandbox), each
+ * with its fix, the limits in force and the sessions' disk use; the flags
+ * do not change the exit code.
  */
 import { daemonPaths } from '../daemon/paths.js';
 import { readStatus, type DaemonStatus } from '../daemon/status.js';
 import { readWorldReport, worldLine } from '../world/report.js';
+import { extrasLines, statusExtras } from '../status/flags.js';
 import { jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico status [--root DIR] [--json]';
@@ -53,25 +58,28 @@ export async function main(argv: string[]): Promise<number> {
   }
   const now = Date.now();
   const running = reading.state === 'running';
+  const extras = await statusExtras(paths, reading, now);
   if (values.json) {
     const world = readWorldReport(paths.daemonDir);
     const body = reading.state === 'never' ? { state: 'not_running', reason: 'never started', status: null, world } : { state: running ? 'running' : 'not_running', reason: reading.state, uptime_ms: running ? now - Date.parse(reading.status.started_at) : null, status: reading.status, world };
-    process.stdout.write(JSON.stringify(body) + '\n');
+    process.stdout.write(JSON.stringify({ ...body, ...extras }) + '\n');
     return running ? 0 : 3;
   }
+  const more = `${worldLine(readWorldReport(paths.daemonDir))}\n${extrasLines(extras, running ? ['waiting_approval'] : []).join('\n')}\n`;
   if (reading.state === 'never') {
-    process.stdout.write(`picoharness daemon: not running (no daemon has run on ${paths.root}; start it with \`pico daemon --root ${root}\`)\n`);
+    process.stdout.write(`picoharness daemon: not running (no daemon has run on ${paths.root}; start it with \`pico daemon --root ${root}\`)\n${more}`);
     return 3;
   }
   const s = reading.status;
   if (reading.state === 'stopped') {
-    process.stdout.write(`picoharness daemon: not running (pid ${s.pid} stopped cleanly, last update ${s.updated_at})\n${describe(s, now).slice(2).join('\n')}\n`);
+    process.stdout.write(`picoharness daemon: not running (pid ${s.pid} stopped cleanly, last update ${s.updated_at})\n${describe(s, now).slice(2).join('\n')}\n${more}`);
     return 3;
   }
   if (reading.state === 'stale') {
-    process.stdout.write(`picoharness daemon: not running (stale status from pid ${s.pid}, last update ${s.updated_at}: it did not stop cleanly; unfinished jobs resume on the next start)\n`);
+    process.stdout.write(`picoharness daemon: not running (stale status from pid ${s.pid}, last update ${s.updated_at}: it did not stop cleanly; unfinished jobs resume on the next start)\n${more}`);
     return 3;
   }
-  process.stdout.write(`picoharness daemon: ${s.state} (pid ${s.pid}, up ${human(now - Date.parse(s.started_at))}) on ${s.root}\n${describe(s, now).join('\n')}\n${worldLine(readWorldReport(paths.daemonDir))}\n`);
+  // the waiting sessions are listed above with the commands that decide them
+  process.stdout.write(`picoharness daemon: ${s.state} (pid ${s.pid}, up ${human(now - Date.parse(s.started_at))}) on ${s.root}\n${describe(s, now).join('\n')}\n${more}`);
   return 0;
 }

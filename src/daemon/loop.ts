@@ -27,11 +27,14 @@
  * runs every closer in reverse order of opening and reports all failures.
  * A session stopped at a destructive step (outcome `waiting`) leaves the
  * queue for the waiting list (src/approval/waiting.ts), also at start, and is
- * requeued once its decision file appears.
+ * requeued once its decision file appears. A cancel (`pico cancel`:
+ * sessions/<id>/cancel.json, src/jobs/) is looked for with the decisions: a
+ * job not begun is closed by its result file; the running one stops after
+ * its step, as at shutdown, and runs once more to close (outcome `cancelled`).
  * This file owns ordering and bookkeeping; each transition lives in its own
  * module (intake → inspect/claim/reject, queue, recovery, status, notify).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -54,6 +57,7 @@ import type { StepProgress } from './worker-protocol.js';
 import { WaitingList, waitingOn } from '../approval/waiting.js';
 import type { DaemonObserver, IdleTask } from './observer.js';
 import type { DaemonSettings } from './settings.js';
+import { cancelReason, cancelRequested, readCancelRequest, writeCancelledResult, type CancelRequest } from '../jobs/cancel-file.js';
 
 /** How often the daemon looks for decisions on sessions that wait for approval (a stat each). */
 const APPROVAL_POLL_MS = 1_000;
@@ -155,6 +159,10 @@ class Daemon {
   private resumeTimer: NodeJS.Timeout | null = null;
   /** sessions stopped at a destructive step, off the queue until a person decides (src/approval/) */
   private waiting: WaitingList | null = null;
+  /** sessions whose cancel (sessions/<id>/cancel.json) is being carried out: stopping, then closing */
+  private readonly cancels = new Map<string, CancelRequest>();
+  /** the running session being stopped for a cancel: nothing is handed over until it is back, so its close runs next */
+  private stoppingFor: string | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.paths = daemonPaths(opts.root);
@@ -252,7 +260,7 @@ class Daemon {
       this.log.warn({ event: 'empty_root', root: this.paths.root }, `${this.paths.root} has no manifests/ folder: every job will be declined for lack of tools and providers; run \`pico init ${this.paths.root}\` to add the shipped defaults`);
     }
     await mkdir(this.paths.inbox, { recursive: true });
-    await mkdir(this.paths.rejected, { recursive: true });
+    await mkdir(this.paths.rejected, { recursive: true, mode: 0o700 }); // refused job files stay private (pico doctor checks)
     const release = await takeLock(this.paths);
     this.closers.push({ name: 'lock', close: release });
     this.closers.push({
@@ -271,7 +279,10 @@ class Daemon {
     phase('lock_ms');
     const waiting = new WaitingList(this.paths.sessions, this.paths.root);
     this.waiting = waiting;
-    const poll = setInterval(() => this.pollApprovals(), APPROVAL_POLL_MS).unref();
+    const poll = setInterval(() => {
+      this.pollApprovals();
+      this.pollCancels();
+    }, APPROVAL_POLL_MS).unref();
     this.closers.push({ name: 'approval poll', close: () => clearInterval(poll) });
     // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
     const onWorker = (pid: number | null): void => {
@@ -404,7 +415,7 @@ class Daemon {
 
   /** Hand jobs to the worker until HANDED_OVER wait behind the running one; take back one that a more urgent job now outranks. */
   private dispatch(): void {
-    if (this.stop.signal.aborted) return;
+    if (this.stop.signal.aborted || this.stoppingFor !== null) return;
     const wait = this.pausedUntil - performance.now();
     if (wait > 0) {
       // one timer for the end of the pause; timers may fire a little early, so the loop always looks again
@@ -480,7 +491,8 @@ class Daemon {
     };
     this.inFlight.set(item.id, f);
     const close = this.closing.get(item.id);
-    f.settled = this.runtime!.run(item.id, { onBegin, onEvent, ...(close ? { close } : {}) })
+    const cancelled = close !== undefined && this.cancels.has(item.id);
+    f.settled = this.runtime!.run(item.id, { onBegin, onEvent, ...(close ? { close, ...(cancelled ? { cancelled } : {}) } : {}) })
       .then((r) => this.settle(f, r), (err: unknown) => this.settleFailure(f, err as Error))
       .catch((err: unknown) => this.log.error({ err, ...base }, `settling session ${item.id}: ${(err as Error).message}`))
       .finally(() => {
@@ -495,6 +507,12 @@ class Daemon {
   private settle(f: InFlight, r: SessionOutcome | null): void {
     const { item } = f;
     const ms = Math.round(performance.now() - f.t0);
+    const cancel = this.cancels.get(item.id);
+    if (this.stoppingFor === item.id) this.stoppingFor = null;
+    if (cancel && !this.stop.signal.aborted && (r === null || r.outcome === 'interrupted' || r.outcome === 'waiting')) {
+      void this.closeCancelled(item, cancel); // taken back, or stopped after its step: now it is closed
+      return;
+    }
     if (r === null || (r.outcome === 'interrupted' && !this.stop.signal.aborted)) {
       if (r === null && this.stop.signal.aborted) return; // stays claimed: resumed on the next start
       this.queue.requeue(item);
@@ -504,6 +522,7 @@ class Daemon {
     this.workerBackoffMs = 0;
     this.deaths.delete(item.id);
     this.closing.delete(item.id);
+    this.cancels.delete(item.id);
     if (r.outcome === 'waiting') {
       const w = waitingOn(sessionFiles(this.paths, item.id).dir, this.waiting!.settings);
       if (w) this.wait(item.id, item.budgetClass, w.step, w.tool, w.since);
@@ -543,6 +562,80 @@ class Daemon {
     this.wake();
   }
 
+  /**
+   * Carry out the cancel requests (sessions/<id>/cancel.json, src/jobs/cancel-file.ts) of the
+   * jobs this daemon holds, a stat per job: a queued job that never began is closed by its
+   * result file; one handed to the worker is taken back first; the running one stops after its
+   * current step (as at shutdown) and is then run once more to close it; one waiting for
+   * approval is closed the same way.
+   */
+  private pollCancels(): void {
+    if (this.stop.signal.aborted || !this.runtime) return;
+    const asked = (id: string): CancelRequest | null => {
+      if (this.cancels.has(id)) return null;
+      const dir = sessionFiles(this.paths, id).dir;
+      if (!cancelRequested(dir)) return null;
+      const req = readCancelRequest(dir, id);
+      this.cancels.set(id, req);
+      this.log.info({ event: 'cancel_requested', job: id, session: id, requested_at: req.requested_at }, `cancel of ${id} asked for (pico cancel)`);
+      return req;
+    };
+    for (const item of this.queue.list()) {
+      const req = asked(item.id);
+      if (!req) continue;
+      this.queue.remove(item.id);
+      void this.closeCancelled(item, req);
+    }
+    for (const f of this.inFlight.values()) {
+      if (!asked(f.item.id)) continue;
+      if (f.begun) {
+        this.stoppingFor = f.item.id;
+        this.runtime.stop(); // finishes its step; waiting hand-overs come back and are requeued
+      }
+      else if (!f.cancelling) {
+        f.cancelling = true;
+        this.runtime.cancel(f.item.id);
+      }
+    }
+    for (const w of this.waiting?.list() ?? []) {
+      const req = asked(w.session);
+      if (!req) continue;
+      this.waiting!.remove(w.session);
+      this.publishWaiting();
+      void this.closeCancelled({ id: w.session, budgetClass: w.budgetClass, arrival: -1, queuedAt: Date.now(), resumed: true }, req);
+    }
+    this.publishQueue();
+    this.wake();
+  }
+
+  /** Close a cancelled job: by its result file alone if it never began, else by a close run of the runtime (answer `cancelled`). */
+  private async closeCancelled(item: QueuedJob, req: CancelRequest): Promise<void> {
+    const files = sessionFiles(this.paths, item.id);
+    if ((statSync(files.ledger, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      this.closing.set(item.id, cancelReason(req));
+      if (item.arrival >= 0) this.queue.requeue(item); // its place in the queue
+      else this.queue.push(item.id, item.budgetClass, true);
+      this.wake();
+      return;
+    }
+    try {
+      await writeCancelledResult(files.dir, item.id, 'daemon (pico cancel)', req);
+    } catch (err) {
+      // the request stays on disk: the next poll tries again
+      this.cancels.delete(item.id);
+      this.queue.requeue(item);
+      this.log.error({ event: 'failed', job: item.id, session: item.id, err }, `cancelling ${item.id}: its result file could not be written (${(err as Error).message}); tried again in a second`);
+      return;
+    }
+    this.cancels.delete(item.id);
+    this.labels.delete(item.id);
+    this.status.update((s) => s.counts.finished++);
+    this.status.addOutcome({ session: item.id, outcome: 'cancelled', duration_ms: 0, finished_at: new Date().toISOString() });
+    this.observe((o) => o.finished?.({ session: item.id, outcome: 'cancelled', duration_ms: 0, budget_class: item.budgetClass }));
+    this.log.info({ event: 'finished', job: item.id, session: item.id, outcome: 'cancelled', duration_ms: 0, result: files.result }, `job ${item.id} was cancelled before it began`);
+    this.publishQueue();
+  }
+
   private publishWaiting(): void {
     const list = this.waiting!.list().map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since }));
     this.status.update((s) => (s.waiting = list));
@@ -552,6 +645,9 @@ class Daemon {
   private async settleFailure(f: InFlight, err: Error): Promise<void> {
     const { item } = f;
     const base = { job: item.id, session: item.id };
+    if (this.stoppingFor === item.id) this.stoppingFor = null;
+    const cancel = this.cancels.get(item.id);
+    if (cancel && err instanceof WorkerDied && !this.stop.signal.aborted && !this.closing.has(item.id)) return this.closeCancelled(item, cancel);
     if (err instanceof WorkerDied) {
       if (!err.begun) return void (this.stop.signal.aborted || this.queue.requeue(item));
       const deaths = (this.deaths.get(item.id) ?? 0) + 1;

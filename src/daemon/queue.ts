@@ -46,6 +46,13 @@ export class JobQueue {
     this.ids.add(item.id);
   }
 
+  /** Take `id` out of the queue (a cancelled job); false when it was not queued. */
+  remove(id: string): boolean {
+    if (!this.ids.delete(id)) return false;
+    this.items.splice(this.items.findIndex((it) => it.id === id), 1);
+    return true;
+  }
+
   /** True while `id` waits in the queue. */
   has(id: string): boolean {
     return this.ids.has(id);

@@ -22,7 +22,7 @@ export type SessionOutcome = RunOutcome;
 /** What the daemon needs of whatever runs its sessions (worker-host.ts implements it). */
 export interface SessionRunner {
   /** run a session; null when cancelled before it began; the next may be handed over before this one ends */
-  run(sessionId: string, h?: { onBegin?: () => void; onEvent?: (e: StepProgress) => void; close?: string }): Promise<SessionOutcome | null>;
+  run(sessionId: string, h?: { onBegin?: () => void; onEvent?: (e: StepProgress) => void; close?: string; cancelled?: boolean }): Promise<SessionOutcome | null>;
   /** take back a session handed over but not begun */
   cancel(sessionId: string): void;
   /** finish the running step, cancel the rest (shutdown) */

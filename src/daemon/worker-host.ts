@@ -98,6 +98,8 @@ export interface RunHandlers {
   onEvent?: (e: StepProgress) => void;
   /** close the session with this reason instead of running its remaining steps */
   close?: string;
+  /** the close is an operator's cancel (the answer goes out as `cancelled`) */
+  cancelled?: boolean;
 }
 
 export interface WorkerHostOptions {
@@ -140,7 +142,7 @@ export class WorkerHost {
     if (this.live !== live) throw new WorkerDied('exited before the request', false);
     return new Promise<RunOutcome | null>((resolve, reject) => {
       this.runs.set(id, { live, begun: false, ...h, resolve, reject });
-      this.post(live, { t: 'run', id, ...(h.close ? { close: h.close } : {}) });
+      this.post(live, { t: 'run', id, ...(h.close ? { close: h.close, ...(h.cancelled ? { cancelled: true } : {}) } : {}) });
     });
   }
 

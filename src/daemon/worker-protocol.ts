@@ -15,7 +15,7 @@
  */
 export type ToWorker =
   /** run (or resume) a session; with `close`, close it with that reason instead of running its remaining steps */
-  | { t: 'run'; id: string; close?: string }
+  | { t: 'run'; id: string; close?: string; cancelled?: boolean }
   /** drop a `run` that has not begun (a more urgent job arrived); answered by `cancelled` */
   | { t: 'cancel'; id: string }
   /** finish the current step of the running session and report it interrupted; cancel the waiting runs */
@@ -46,7 +46,7 @@ export interface StepProgress {
 export interface RunOutcome {
   sessionId: string;
   /** waiting: a destructive step waits for a person (no result yet; the daemon requeues it once decided) */
-  outcome: 'answered' | 'partial' | 'declined' | 'interrupted' | 'waiting';
+  outcome: 'answered' | 'partial' | 'declined' | 'cancelled' | 'interrupted' | 'waiting';
   answer: string | null;
   resultPath: string | null;
   /** the step that waits for approval */

@@ -147,7 +147,7 @@ class Worker {
     this.busy = true;
     try {
       for (let m = this.waiting.shift(); m; m = this.waiting.shift()) {
-        if (m.t === 'run') await this.run(m.id, m.close);
+        if (m.t === 'run') await this.run(m.id, m.close, m.cancelled);
         else if (m.t === 'ingest') await this.ingest(m.seq, m.dirs);
         else if (m.t === 'exit') return await this.close();
       }
@@ -156,7 +156,7 @@ class Worker {
     }
   }
 
-  private async run(id: string, close?: string): Promise<void> {
+  private async run(id: string, close?: string, cancelled?: boolean): Promise<void> {
     if (this.refusing) return send({ t: 'cancelled', id });
     const stop = new AbortController();
     this.running = stop;
@@ -173,7 +173,7 @@ class Worker {
         signal: stop.signal,
         deferResult: true,
         approvals: true,
-        ...(close ? { closeReason: close } : {}),
+        ...(close ? { closeReason: close, ...(cancelled ? { cancelled: true } : {}) } : {}),
         onProgress: (p) => live.report(p),
         onEvent: (e) => {
           if (e.type === 'step_started') live.setStep(e.step);

@@ -187,7 +187,11 @@ export const eventSchemas = {
     /** who denied (the OS user, or "timeout") and when; absent when no approver was configured */
     by: z.string().optional(), decided_at: z.string().optional(),
   }),
-  step_failed: z.strictObject({ ...failure, type: z.literal('step_failed') }),
+  step_failed: z.strictObject({
+    ...failure, type: z.literal('step_failed'),
+    /** true: not run because an operator cancelled the session (pico cancel); not a failure of anything, so memory keeps no failure for it */
+    cancelled: z.literal(true).optional(),
+  }),
   hook_rejected: z.strictObject({ ...failure, type: z.literal('hook_rejected'), phase: z.string(), hook: z.string() }),
   approval_requested: z.strictObject({
     ...base, type: z.literal('approval_requested'), step: z.string(), reason: z.string(),
@@ -210,7 +214,7 @@ export const eventSchemas = {
   }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),
-    outcome: z.enum(['answered', 'partial', 'declined']),
+    outcome: z.enum(['answered', 'partial', 'declined', 'cancelled']),
     text: z.string(), missing: z.array(z.string()), trust: trustSchema,
     spent: budgetSpentSchema,
   }),

@@ -46,6 +46,7 @@ export function applyEvents(
     const step = str(e.step);
     const info = step !== null ? steps.get(step) : undefined;
     const kind = kindOf(e.type);
+    if (kind && e.cancelled === true) continue; // a step an operator's cancel left unrun failed at nothing
     if (kind) {
       const detail = str(e.error) ?? str(e.detail) ?? '';
       const own = trustOf(e.detail_trust);

@@ -20,7 +20,7 @@ export interface InitReport {
 /** Create or complete a root at `dir` from the package's shipped defaults. */
 export function initRoot(dir: string, from = PACKAGE_DIR): InitReport {
   const report: InitReport = { root: dir, created: [], kept: [] };
-  for (const d of ['sessions/inbox', 'sessions/rejected', 'memory', 'providers']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['sessions/inbox', 'sessions/rejected', 'memory', 'providers']) mkdirSync(join(dir, d), { recursive: true, ...(d === 'sessions/rejected' ? { mode: 0o700 } : {}) });
   const copy = (src: string, dst: string, rel: string) => {
     if (!existsSync(src)) return;
     if (statSync(src).isDirectory()) {

@@ -67,6 +67,8 @@ export interface LoopDeps {
    * session this way when the worker keeps dying on it)
    */
   closeReason?: string;
+  /** the close is an operator's cancel (pico cancel): the answer goes out as `cancelled`, with the facts held */
+  cancelled?: boolean;
   /** the playbooks a goal-only job is planned from (the runtime loads them with the manifests) */
   playbooks?: readonly Playbook[];
   /** plan, record plan_created, and stop before the first step (pico plan: a dry run) */
@@ -83,7 +85,7 @@ export interface LoopDeps {
 export interface LoopResult {
   sessionId: string;
   /** waiting: a destructive step waits for a person; no answer and no result.json yet */
-  outcome: 'answered' | 'partial' | 'declined' | 'interrupted' | 'waiting';
+  outcome: 'answered' | 'partial' | 'declined' | 'cancelled' | 'interrupted' | 'waiting';
   answer: string | null;
   resultPath: string | null;
   /** the step that waits for approval (outcome waiting) */
@@ -217,7 +219,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   if (!state.planned && stopped) {
     // a goal-only session closed before it was planned: planning is what did not run
     if (!missing.has('@plan')) {
-      ledger.append({ type: 'step_failed', step: '@plan', provider: null, capability: 'plan@1', schema: 'plan@1', error: `not run: ${stopped}`, attempt: 0 });
+      ledger.append({ type: 'step_failed', step: '@plan', provider: null, capability: 'plan@1', schema: 'plan@1', error: `not run: ${stopped}`, attempt: 0, ...(d.cancelled ? { cancelled: true as const } : {}) });
       ledger.commit();
     }
     return { interrupted: false, budget, plan };
@@ -261,7 +263,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     };
     if (stopped) {
       missing.set(s.step, stopped);
-      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: `not run: ${stopped}`, attempt: 0 });
+      ledger.append({ type: 'step_failed', step: s.step, provider: null, capability: s.capability, schema: s.schema, error: `not run: ${stopped}`, attempt: 0, ...(d.cancelled ? { cancelled: true as const } : {}) });
       ledger.commit();
       continue;
     }
@@ -336,6 +338,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
     text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
   } else text = '';
   if (missing.length === 0 && plan.length > 0) outcome = 'answered';
+  else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
   if (outcome === 'declined') {
@@ -344,6 +347,8 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
     text = `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`;
   } else if (outcome === 'partial') {
     text = `${text}\n(partial answer — missing: ${missing.join('; ')})`;
+  } else if (outcome === 'cancelled') {
+    text = `${text ? `${text}\n` : ''}(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`;
   }
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());

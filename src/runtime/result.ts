@@ -17,7 +17,7 @@ export interface SessionResultDoc {
   result: 'result@1';
   session_id: string;
   goal: string | null;
-  outcome: 'answered' | 'partial' | 'declined';
+  outcome: 'answered' | 'partial' | 'declined' | 'cancelled';
   answer: string;
   missing: string[];
   trust: string;

@@ -72,6 +72,8 @@ export interface RunSessionOptions {
   deferResult?: boolean;
   /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
   closeReason?: string;
+  /** the close is an operator's cancel: the answer's outcome is `cancelled` (LoopDeps.cancelled) */
+  cancelled?: boolean;
   /** plan the goal and stop before the first step (LoopDeps.planOnly; pico plan) */
   planOnly?: boolean;
   /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
@@ -233,7 +235,7 @@ export class Runtime {
       clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
-      ...(closeReason ? { closeReason } : {}),
+      ...(closeReason ? { closeReason } : {}), ...(o.cancelled && o.closeReason ? { cancelled: true } : {}),
       playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
