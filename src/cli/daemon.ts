@@ -9,6 +9,7 @@ import { createLogger } from '../log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
+import { retentionTask } from '../retention/idle-task.js';
 
 const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
@@ -29,12 +30,15 @@ export async function main(argv: string[]): Promise<number> {
   const root = rootOf(values);
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
   const log = createLogger({ to: 'stdout', level: settings.log_level });
+  const retention = retentionTask(root, settings.gc, log); // settings.json "gc"; loads src/retention/gc.ts only when due
   return runDaemon({
     root,
     log,
     graceMs: graceMs ?? settings.grace_ms,
     workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
     reloadSettings: () => loadSettings(root).settings,
+    observers: [retention.observer],
+    idleTasks: [retention.task],
   });
 }
 
