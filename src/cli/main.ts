@@ -36,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   memory: { summary: 'the memory index: pico memory rebuild | stats', writes: 'flag', load: () => import('./memory.js') },
   gc: { summary: 'remove or archive old finished sessions: pico gc --older-than 30d [--archive] [--dry-run] [--json]', writes: 'flag', load: () => import('./gc.js') },
   provision: { summary: 'install a GGUF model as a provider: pico provision FILE.gguf --id ID --implements CAP', writes: 'flag', load: () => import('./provision.js') },
+  models: { summary: 'the model providers, their files, speed and last use: pico models [--json] | pico models rm ID', load: () => import('./models.js') },
   probe: { summary: 'measure a model provider on this machine: pico probe ID', writes: 'flag', load: () => import('./probe.js') },
   eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', writes: 'flag', load: () => import('./eval.js') },
 };
