@@ -7,7 +7,9 @@
  * once), and sooner only when the last run stopped with work left (`more`:
  * a run takes at most LIMIT items, so a job that arrives waits for one batch,
  * not for a whole backlog). Its settings are the ones it was made with, then
- * whatever a SIGHUP reads (its observer's `reloaded`); `gc: null` turns it off.
+ * whatever a SIGHUP reads (its observer's `reloaded`; a reload also makes it
+ * due at once); `gc: null` turns it off. A run that fails is logged by the
+ * daemon as a warning and tried again after `every_hours`, not after every job.
  * The gc modules (and the memory index they open) are loaded only when a run
  * is due, so a daemon without retention never loads them. A run stops between
  * batches when the daemon's stop signal aborts.
@@ -18,6 +20,7 @@ import type { Logger } from 'pino';
 import type { DaemonObserver, IdleTask } from '../daemon/observer.js';
 import type { DaemonSettings } from '../daemon/settings.js';
 import { writeFileAtomic } from '../durable-file.js';
+import type { GcReport } from './gc.js';
 
 /** Items per run between jobs. */
 export const LIMIT = 200;
@@ -51,7 +54,15 @@ export function retentionTask(root: string, initial: DaemonSettings['gc'], log: 
       if (!more && now() - last < gc.every_hours * 3_600_000) return;
       const settings = gc;
       const { collectGarbage } = await import('./gc.js');
-      const r = await collectGarbage({ root, olderThanMs: settings.older_than_days * 86_400_000, archive: settings.archive, dryRun: false, limit: LIMIT, signal });
+      let r: GcReport;
+      try {
+        r = await collectGarbage({ root, olderThanMs: settings.older_than_days * 86_400_000, archive: settings.archive, dryRun: false, limit: LIMIT, signal });
+      } catch (err) {
+        // tried again after every_hours (or at once after a SIGHUP), not after every job
+        more = false;
+        last = now();
+        throw err;
+      }
       more = r.more;
       last = now();
       const summary = { ended_at: new Date(last).toISOString(), sessions: r.sessions, rejected: r.rejected, bytes: r.bytes, archives: r.archives, more: r.more };
@@ -63,8 +74,8 @@ export function retentionTask(root: string, initial: DaemonSettings['gc'], log: 
   };
   const observer: DaemonObserver = {
     reloaded(settings) {
-      // new retention settings are due at the next idle moment, not after every_hours
-      if (JSON.stringify(settings.gc) !== JSON.stringify(gc)) last = 0;
+      // a reload (new settings, or a fixed archive) is due at the next idle moment, not after every_hours
+      last = 0;
       gc = settings.gc;
     },
   };

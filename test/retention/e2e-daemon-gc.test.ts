@@ -74,4 +74,23 @@ describe('retention in the daemon', () => {
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 120_000);
+
+  it('a gc run that fails (a damaged month archive) is a warning; jobs still run and the sessions stay', async () => {
+    const { root, ids } = await runSessions(1);
+    const ended = age(root, ids[0]!, 3);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'sessions', 'archive'));
+    writeFileSync(join(root, 'sessions', 'archive', `${ended.slice(0, 7)}.tar.gz`), 'not gzip');
+    settings(root, { older_than_days: 1, archive: true, every_hours: 24 });
+    const d = startDaemon(root);
+    const warn = await d.waitFor((l) => l.event === 'idle_task', 30_000);
+    expect(warn.level).toBe(40);
+    expect(String(warn.msg)).toMatch(/retention failed between jobs.*move it aside/);
+    const { id: job } = await dropIntoInbox(readFileSync(join(root, 'examples/jobs/why-is-the-disk-full.json')), root);
+    await d.waitFor((l) => l.event === 'finished' && l.session === job, 30_000);
+    expect(existsSync(join(root, 'sessions', ids[0]!, 'events.jsonl'))).toBe(true);
+    expect(d.lines.filter((l) => l.event === 'idle_task')).toHaveLength(1);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  }, 60_000);
 });
