@@ -20,11 +20,3 @@ export function parseDuration(text: string): number {
   }
   return n * UNIT_MS[m[2]!]!;
 }
-
-/** A duration in milliseconds as a person reads it: the largest unit that keeps it whole-ish. */
-export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['w', UNIT_MS.w!], ['d', UNIT_MS.d!], ['h', UNIT_MS.h!], ['m', UNIT_MS.m!]] as const) {
-    if (ms >= size) return `${Math.round((ms / size) * 10) / 10}${unit}`;
-  }
-  return `${Math.round(ms / 1000)}s`;
-}
