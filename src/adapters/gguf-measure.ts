@@ -11,11 +11,13 @@
  * prompt tokens evaluated) and decode tokens/s, with and without a JSON-schema
  * grammar. It does not write manifests; `pico probe` does. (The program is
  * written to a temp .mjs file rather than passed with -e: node-llama-cpp tests
- * its binary in a subprocess that inherits execArgv, and -e breaks that.)
+ * its binary in a subprocess that inherits execArgv, and -e breaks that. The
+ * file lives in a folder of its own, made by mkdtemp under `tmpDir` — the
+ * root's .tmp/ for provision and probe — and removed when the child ends, so
+ * two users never meet at one fixed name.)
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -34,7 +36,7 @@ export interface ModelMeasurement {
 }
 
 const CHILD = `
-const [url, file, threads, contextSize] = JSON.parse(process.argv[2]);
+const [url, file, threads, contextSize, maxTokens] = JSON.parse(process.argv[2]);
 const { getLlama, LlamaLogLevel, LlamaCompletion } = await import(url);
 const now = () => performance.now();
 let t = now();
@@ -58,7 +60,7 @@ async function decode(grammar) {
   const s = context.getSequence();
   const completion = new LlamaCompletion({ contextSequence: s });
   let first = 0, n = 0, last = 0;
-  await completion.generateCompletion('Once upon a time', { maxTokens: 128, temperature: 0, topK: 1, seed: 1, grammar,
+  await completion.generateCompletion('Once upon a time', { maxTokens, temperature: 0, topK: 1, seed: 1, grammar,
     onToken: (tk) => { if (!first) first = now(); n += tk.length; last = now(); } });
   completion.dispose({ disposeSequence: true });
   return { n: Math.max(0, n - 1), ms: last - first };
@@ -77,16 +79,27 @@ process.stdout.write(JSON.stringify({
 `;
 
 /** Measure a model file in a fresh child process; throws with the child's stderr when it fails. */
-export function measureModel(file: string, opts: { threads: number; contextSize: number; timeoutMs?: number }): Promise<ModelMeasurement> {
+/** `decodeTokens`: tokens decoded per rate (default 128; fewer is quicker and noisier). */
+export async function measureModel(file: string, opts: { threads: number; contextSize: number; timeoutMs?: number; tmpDir?: string; decodeTokens?: number }): Promise<ModelMeasurement> {
   const url = pathToFileURL(createRequire(import.meta.url).resolve('node-llama-cpp')).href;
-  const args = JSON.stringify([url, file, opts.threads, opts.contextSize]);
-  const program = path.join(tmpdir(), `pico-measure-${createHash('sha256').update(CHILD).digest('hex').slice(0, 12)}.mjs`);
-  writeFileSync(program, CHILD);
+  const args = JSON.stringify([url, file, opts.threads, opts.contextSize, opts.decodeTokens ?? 128]);
+  const dir = mkdtempSync(path.join(opts.tmpDir ?? tmpdir(), 'pico-measure-'));
+  try {
+    const program = path.join(dir, 'measure.mjs');
+    writeFileSync(program, CHILD, { mode: 0o600 });
+    return await runChild(program, args, file, opts.timeoutMs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Run the measuring program in a fresh node and parse what it prints. */
+function runChild(program: string, args: string, file: string, timeoutMs: number | undefined): Promise<ModelMeasurement> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [program, args],
-      { timeout: opts.timeoutMs ?? 120_000, maxBuffer: 1 << 20, env: { ...process.env, NODE_OPTIONS: '' } },
+      { timeout: timeoutMs ?? 120_000, maxBuffer: 1 << 20, env: { ...process.env, NODE_OPTIONS: '' } },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`measuring ${file} failed (${err.message.split('\n')[0]}): ${stderr.trim().slice(-400)}`));
         try {

@@ -13,6 +13,7 @@ import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
 import type { Logger } from 'pino';
 import type { DaemonObserver } from '../daemon/observer.js';
+import { retentionTask } from '../retention/idle-task.js';
 
 const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS] [--listen ADDR]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   const listen = values.listen ?? settings.listen;
   // the API and prom-client are loaded only when asked for: the idle daemon stays small
   const api = listen ? await startListening(root, listen, log) : null;
+  const retention = retentionTask(root, settings.gc, log); // settings.json "gc"; loads src/retention/gc.ts only when due
   try {
     return await runDaemon({
       root,
@@ -45,7 +47,8 @@ export async function main(argv: string[]): Promise<number> {
       graceMs: graceMs ?? settings.grace_ms,
       workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
       reloadSettings: () => loadSettings(root).settings,
-      ...(api ? { observers: [api.observer] } : {}),
+      observers: [retention.observer, ...(api ? [api.observer] : [])],
+      idleTasks: [retention.task],
     });
   } finally {
     await api?.close();

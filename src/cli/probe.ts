@@ -12,7 +12,9 @@
  * do not match is the user's error, said with the file and the fix (exit 2 for
  * a wrong id, 3 for a broken root), never a raw validation dump.
  */
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../durable-file.js';
+import { withRootTemp } from '../models/root-temp.js';
 import path from 'node:path';
 import { MIN_OBSERVATIONS } from '../memory/cost.js';
 import { EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
@@ -98,17 +100,27 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? 0;
 }
 
-/** Measure one gguf provider and write resource/cost into its manifest. */
+/** Measure one gguf provider and write resource/cost into its manifest (atomically). */
 export async function probeProvider(root: string, id: string, opts: { calls?: number } = {}): Promise<ProbeResult> {
   const manifestPath = providerManifestPath(root, id);
   const m = await readGgufManifest(root, id, manifestPath);
+  const r = await withRootTemp(root, 'probe-', (tmpDir) => measureProvider(root, m, { ...opts, tmpDir, manifestPath }));
+  await writeFileAtomic(manifestPath, `${JSON.stringify(r.manifest, null, 2)}\n`);
+  return { manifestPath, ...r };
+}
+
+/**
+ * Measure a gguf manifest (whose file may still be staged) and return it with `resource` and
+ * `cost` filled in; writes nothing. `measurement`: one already taken at `m.threads` (provision's sweep).
+ */
+export async function measureProvider(root: string, m: ManifestOfKind<'gguf'>, opts: { calls?: number; tmpDir: string; measurement?: ModelMeasurement; manifestPath?: string }): Promise<Omit<ProbeResult, 'manifestPath'>> {
   let file: string;
   try {
     file = await verifyWeights(root, m);
   } catch (e) {
-    throw new ProbeError(`provider "${id}": ${(e as Error).message}`, `fix "file" / "sha256" in ${manifestPath}, or provision the model again`, 3);
+    throw new ProbeError(`provider "${m.id}": ${(e as Error).message}`, `fix "file" / "sha256" in ${opts.manifestPath ?? 'its manifest'}, or provision the model again`, 3);
   }
-  const measurement = await measureModel(file, { threads: m.threads, contextSize: m.context_size });
+  const measurement = opts.measurement ?? await measureModel(file, { threads: m.threads, contextSize: m.context_size, tmpDir: opts.tmpDir });
   const prompt = await loadPrompt(root, m.prompt);
   const schemaFile = path.join(root, 'manifests', 'schemas', `${prompt.schema}.json`);
   const schema = JSON.parse(await readFile(schemaFile, 'utf8').catch(() => {
@@ -144,10 +156,7 @@ export async function probeProvider(root: string, id: string, opts: { calls?: nu
       prompt_tokens_per_s: round(measurement.prompt_tokens_per_s), decode_tokens_per_s: round(measurement.decode_tokens_per_s), machine,
     },
   });
-  const tmp = `${manifestPath}.tmp-${process.pid}`;
-  await writeFile(tmp, `${JSON.stringify(updated, null, 2)}\n`);
-  await rename(tmp, manifestPath);
-  return { manifestPath, manifest: updated, measurement, callsMs };
+  return { manifest: updated, measurement, callsMs };
 }
 
 /** Human-readable summary of a probe. */

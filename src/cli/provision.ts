@@ -1,7 +1,14 @@
 /**
  * `pico provision FILE.gguf --id ID --implements CAP[,CAP] --root DIR [--json]`
- * — admit a local model: verify the file, pin its sha256, write a complete
- * manifest, and measure it.
+ * — admit a local model: verify the file, bring it into the root's models/
+ * folder (a hard link on the same filesystem, else a copy; a file already
+ * there is used in place), pin its sha256, measure it — 1 to N threads, the
+ * fastest kept, then p50/p90 of real calls — and write a complete manifest.
+ *
+ * Nothing is left behind when it fails: the model is staged under a unique
+ * dot-name in models/ and takes its name only at the end, the measuring
+ * programs live in a mkdtemp folder under the root's .tmp/ that is removed
+ * whatever happens, and the manifest is written once, atomically, last.
  *
  * Models arrive only this way (P9: nothing is downloaded at run time). The
  * file must start with the GGUF magic and its metadata must be readable by
@@ -14,7 +21,7 @@
  * then runs `pico eval` on the new provider and saves its pass rates into the
  * manifest's `measured` (src/eval/).
  */
-import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +30,11 @@ import { hasGgufMagic, sha256File } from '../adapters/gguf-weights.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { listPrompts } from '../prompts/envelope.js';
 import { capabilityId, ggufProviderSchema, type ManifestOfKind } from '../registry/manifest.js';
-import { describeProbe, probeProvider, providerManifestPath, type ProbeResult } from './probe.js';
+import { describeProbe, measureProvider, providerManifestPath, type ProbeResult } from './probe.js';
+import { writeFileAtomic } from '../durable-file.js';
+import { insideModels, modelsDirFor, stageModel, type Placement } from '../models/folder.js';
+import { withRootTemp } from '../models/root-temp.js';
+import { describeSweep, sweepThreads, type ThreadSweep } from '../models/threads.js';
 import type { Saved } from '../eval/save.js';
 
 export interface ProvisionOptions {
@@ -72,7 +83,18 @@ function controlCapabilities(root: string): Set<string> {
   return out;
 }
 
-export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPath: string; manifest: ManifestOfKind<'gguf'>; architecture: string; probe: ProbeResult | null }> {
+export interface ProvisionResult {
+  manifestPath: string;
+  manifest: ManifestOfKind<'gguf'>;
+  architecture: string;
+  probe: ProbeResult | null;
+  /** how the file came into models/ */
+  placed: Placement['how'];
+  /** decode rates per thread count (null: --threads given, or --no-probe) */
+  sweep: ThreadSweep | null;
+}
+
+export async function provisionModel(o: ProvisionOptions): Promise<ProvisionResult> {
   const root = path.resolve(o.root);
   const file = path.resolve(o.file);
   for (const c of o.implements) {
@@ -90,42 +112,64 @@ export async function provisionModel(o: ProvisionOptions): Promise<{ manifestPat
       ? `${root}/prompts/${o.prompt}.md: no such prompt; ship it in the root's prompts/ folder`
       : `${root}/prompts: no prompt for ${o.implements[0]}; ship one (e.g. extract-log-summary.md for extract@1) or pass --prompt ID`);
   }
-  const rel = path.relative(root, file);
   // A control capability (plan@1) is served only from trusted input: T0/T2 in, control out. A data
   // capability never emits control. One manifest cannot be both (the policy refuses that mix).
   const control = new Set(o.implements.filter((c) => controlCapabilities(root).has(c)));
   if (control.size > 0 && control.size < o.implements.length) {
     throw new Error(`--implements ${o.implements.join(',')}: mixes control (${[...control].join(', ')}) and data capabilities; provision one manifest per kind (a planner reads only trusted input, a reducer reads T1)`);
   }
-  const manifest = ggufProviderSchema.parse({
-    manifest: 'provider@1',
-    id: o.id,
-    description: `${architecture} model ${path.basename(file)}, provisioned ${new Date().toISOString().slice(0, 10)}`,
-    implements: o.implements,
-    schemas: [prompt.schema],
-    kind: 'gguf',
-    file: rel.startsWith('..') || path.isAbsolute(rel) ? file : rel,
-    sha256: await sha256File(file),
-    threads: o.threads ?? Math.min(4, os.availableParallelism()),
-    context_size: o.contextSize ?? 4096,
-    residency: 'cold',
-    max_input_bytes: 8192,
-    resource: null,
-    cost: null,
-    security: Object.fromEntries(o.implements.map((c) => [c, control.has(c) ? { max_trust_in: 'T2', may_emit_control: true } : { max_trust_in: 'T1', may_emit_control: false }])),
-    confidence_floor: 0.5,
-    escalates_to: [],
-    priority: 100,
-    sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 42, max_tokens: 512 },
-    prompt: prompt.id,
-    limits: { timeout_ms: 60_000, max_output_bytes: 8192 },
-  });
-  await mkdir(path.dirname(manifestPath), { recursive: true });
-  const tmp = `${manifestPath}.tmp-${process.pid}`;
-  await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(tmp, manifestPath);
-  const probe = o.probe === false ? null : await probeProvider(root, o.id);
-  return { manifestPath, manifest: probe?.manifest ?? manifest, architecture, probe };
+  const sha256 = await sha256File(file);
+  // From here on the root changes; until the manifest is written at the very end, everything
+  // made is undone on failure (the staged model, a models/ folder made for it, .tmp/).
+  const sameName = path.join(modelsDirFor(root), path.basename(file));
+  const sameContent = existsSync(sameName) && !insideModels(root, file) && (await sha256File(sameName)) === sha256;
+  const placement = stageModel(root, file, () => sameContent);
+  let done = false;
+  try {
+    const manifestFor = (weights: string, threads: number) => ggufProviderSchema.parse({
+      manifest: 'provider@1',
+      id: o.id,
+      description: `${architecture} model ${path.basename(file)}, provisioned ${new Date().toISOString().slice(0, 10)}`,
+      implements: o.implements,
+      schemas: [prompt.schema],
+      kind: 'gguf',
+      file: weights,
+      sha256,
+      threads,
+      context_size: o.contextSize ?? 4096,
+      residency: 'cold',
+      max_input_bytes: 8192,
+      resource: null,
+      cost: null,
+      security: Object.fromEntries(o.implements.map((c) => [c, control.has(c) ? { max_trust_in: 'T2', may_emit_control: true } : { max_trust_in: 'T1', may_emit_control: false }])),
+      confidence_floor: 0.5,
+      escalates_to: [],
+      priority: 100,
+      sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 42, max_tokens: 512 },
+      prompt: prompt.id,
+      limits: { timeout_ms: 60_000, max_output_bytes: 8192 },
+    });
+    let manifest = manifestFor(placement.file, o.threads ?? Math.min(4, os.availableParallelism()));
+    let probe: ProbeResult | null = null;
+    let sweep: ThreadSweep | null = null;
+    if (o.probe !== false) {
+      await withRootTemp(root, 'provision-', async (tmpDir) => {
+        // measured on the staged file (absolute path), written with its final name
+        if (o.threads === undefined) sweep = await sweepThreads(placement.current, { contextSize: manifest.context_size, tmpDir });
+        const staged = manifestFor(placement.current, sweep?.best ?? manifest.threads);
+        const r = await measureProvider(root, staged, { tmpDir, ...(sweep ? { measurement: sweep.measurement } : {}) });
+        manifest = ggufProviderSchema.parse({ ...r.manifest, file: placement.file });
+        probe = { manifestPath, ...r, manifest };
+      });
+    }
+    placement.commit();
+    await mkdir(path.dirname(manifestPath), { recursive: true });
+    await writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    done = true;
+    return { manifestPath, manifest, architecture, probe, placed: placement.how, sweep };
+  } finally {
+    if (!done) placement.discard();
+  }
 }
 
 /** `--eval CASES`: run pico eval on the provisioned model and save its pass rates (src/eval/). */
@@ -161,9 +205,12 @@ export async function main(argv: string[]): Promise<number> {
     // --eval: measure the new provider on a case file and write the pass rates into its manifest
     const saved = values.eval ? await evalProvisioned(values.eval, path.resolve(values.root), r.manifest.id) : null;
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, resource: r.manifest.resource, cost: r.manifest.cost, ...(saved ? { measured: saved } : {}) })}\n`);
+      process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, file: r.manifest.file, placed: r.placed, threads: r.manifest.threads, threads_measured: r.sweep?.table ?? null, resource: r.manifest.resource, cost: r.manifest.cost, ...(saved ? { measured: saved } : {}) })}\n`);
     } else {
       process.stdout.write(`provisioned ${r.manifest.id} (${r.architecture}, sha256 ${r.manifest.sha256.slice(0, 16)}…) → ${r.manifestPath}\n`);
+      process.stdout.write(`  weights: ${r.manifest.file} (${r.placed})\n`);
+      if (r.sweep) process.stdout.write(`  threads measured on this machine, the fastest kept:\n${describeSweep(r.sweep)}\n`);
+      else process.stdout.write(`  threads: ${r.manifest.threads}${values.threads ? ' (--threads)' : ' (not measured: --no-probe; run pico probe, or provision again without --no-probe)'}\n`);
       if (r.probe) process.stdout.write(`${describeProbe(r.probe)}\n`);
       for (const x of saved ?? []) process.stdout.write(`  measured ${x.capability} ${x.schema}: pass rate ${x.measurement.pass_rate} over ${x.measurement.n} cases (${x.measurement.mode})\n`);
     }

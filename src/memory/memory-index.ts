@@ -97,6 +97,18 @@ export class MemoryIndex {
     return this.ingestor.ingestDir(sessionsDir);
   }
 
+  /**
+   * Remove every row the named sessions contributed, in one transaction (retention calls it
+   * for the sessions it removed). Every row is derived from its own session's ledger alone,
+   * so the index then equals a rebuild over the sessions that remain.
+   */
+  forgetSessions(sessions: readonly string[]): void {
+    this.check(true);
+    this.db.transaction(() => {
+      for (const s of sessions) this.ingestor.deleteSession(s);
+    })();
+  }
+
   /** Drop everything and read every ledger again. */
   rebuild(sessionsDir: string): DirResult {
     this.check(true);

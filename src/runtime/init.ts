@@ -1,7 +1,7 @@
 /**
  * `pico init DIR`: a root laid out like the repository — manifests/,
  * providers/ (shell scripts; code providers ship inside the package),
- * prompts/, examples/, sessions/inbox/, memory/ — filled with the shipped
+ * prompts/, examples/, sessions/inbox/, memory/, models/ (provisioned GGUF files) — filled with the shipped
  * defaults. It never overwrites a file that exists, so running it on an
  * existing root only adds what is missing.
  */
@@ -20,7 +20,7 @@ export interface InitReport {
 /** Create or complete a root at `dir` from the package's shipped defaults. */
 export function initRoot(dir: string, from = PACKAGE_DIR): InitReport {
   const report: InitReport = { root: dir, created: [], kept: [] };
-  for (const d of ['sessions/inbox', 'sessions/rejected', 'memory', 'providers']) mkdirSync(join(dir, d), { recursive: true, ...(d === 'sessions/rejected' ? { mode: 0o700 } : {}) });
+  for (const d of ['sessions/inbox', 'sessions/rejected', 'memory', 'models', 'providers']) mkdirSync(join(dir, d), { recursive: true, ...(d === 'sessions/rejected' ? { mode: 0o700 } : {}) });
   const copy = (src: string, dst: string, rel: string) => {
     if (!existsSync(src)) return;
     if (statSync(src).isDirectory()) {

@@ -18,7 +18,7 @@ describe.skipIf(!HAVE_MODELS)('pico provision + probe', () => {
     const file = path.join(root, 'manifests/providers/tiny.json');
     const m = providerManifestSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
     if (m.kind !== 'gguf') throw new Error('expected a gguf manifest');
-    expect(m).toMatchObject({ sha256: STORIES_SHA, file: STORIES, prompt: 'tiny-note', schemas: ['tiny_note@1'], escalates_to: [], threads: 1 });
+    expect(m).toMatchObject({ sha256: STORIES_SHA, file: 'models/stories260K.gguf', prompt: 'tiny-note', schemas: ['tiny_note@1'], escalates_to: [], threads: 1 });
     expect(m.security['extract@1']).toEqual({ max_trust_in: 'T1', may_emit_control: false });
     expect(m.sampler).toMatchObject({ determinism: 'seeded', temperature: 0, top_k: 1 });
     expect(m.resource!.machine).toBe(machineHash());
