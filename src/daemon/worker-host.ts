@@ -213,6 +213,10 @@ export class WorkerHost {
   private async release(why: string): Promise<void> {
     const live = this.live;
     if (!live) return;
+    if (live.exiting) {
+      await live.exited; // already asked (a reload, then a stop): asking twice would write into a closing channel
+      return;
+    }
     live.exiting = true;
     this.post(live, { t: 'exit' });
     const timer = setTimeout(() => {
@@ -320,6 +324,8 @@ export class WorkerHost {
     const live: Live = { child, ready: false, exiting: false, retiring: false, exited };
     this.live = live;
     child.on('message', (m: FromWorker) => this.onMessage(live, m));
+    // a message sent as the worker exits fails with EPIPE on this event; the exit handler settles what it owed
+    child.on('error', (err) => this.opts.log.warn({ event: 'worker_channel', worker: child.pid, err: err.message }, `the channel to session worker ${child.pid} failed (${err.message}); it is treated as exiting`));
     void exited.then((how) => this.onExit(live, how));
     try {
       if (child.pid) writeFileSync(this.opts.pidFile, `${child.pid}\n${processIdentity(child.pid) ?? ''}\n`);
