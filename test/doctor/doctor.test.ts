@@ -54,7 +54,7 @@ describe('pico doctor', () => {
 
   it('a model file whose bytes do not match the pinned sha256 fails, naming the file and the fix; exit 1', () => {
     const root = goodRoot();
-    mkdirSync(join(root, 'models'));
+    mkdirSync(join(root, 'models'), { recursive: true });
     writeFileSync(join(root, 'models', 'tiny.gguf'), 'GGUF not really a model');
     ggufProvider(root, 'tiny-model', 'models/tiny.gguf', 'a'.repeat(64));
     const r = pico(['doctor', '--root', root]);
@@ -68,7 +68,7 @@ describe('pico doctor', () => {
 
   it('a matching model file is ok, and the second run takes the hash from the cache until the file changes', () => {
     const root = goodRoot();
-    mkdirSync(join(root, 'models'));
+    mkdirSync(join(root, 'models'), { recursive: true });
     const file = join(root, 'models', 'tiny.gguf');
     writeFileSync(file, 'GGUF pinned bytes');
     ggufProvider(root, 'tiny-model', 'models/tiny.gguf', createHash('sha256').update('GGUF pinned bytes').digest('hex'));

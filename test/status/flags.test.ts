@@ -89,7 +89,7 @@ describe('pico status flags', () => {
 
   it('jobs queued with no daemon are a stalled queue; under a daemon, jobs queued behind a step that runs past stalled_after_s are too, naming the job to cancel', async () => {
     const r = root();
-    const job = JSON.parse(slowExampleJob(r, 8).toString()) as Record<string, unknown>;
+    const job = JSON.parse(slowExampleJob(r, 20).toString()) as Record<string, unknown>; // long enough to outlast a loaded machine's status writes
     job.budget_class = 'background';
     const bytes = Buffer.from(JSON.stringify(job));
     const { id: first } = await dropIntoInbox(bytes, r);
@@ -101,7 +101,8 @@ describe('pico status flags', () => {
     const d = startDaemon(r);
     await d.waitFor((l) => l.event === 'step' && l.session === first);
     await dropIntoInbox(bytes, r);
-    const stalled = await until('the stalled flag', () => status(r).body.flags.find((f) => f.flag === 'stalled_queue'));
+    // status.json is written at most every 500 ms, so the first reading may not show the running job yet
+    const stalled = await until('the stalled flag naming the running job', () => status(r).body.flags.find((f) => f.flag === 'stalled_queue' && f.problem.includes('has been running')));
     expect(stalled.problem).toContain(`${first} has been running step disk`);
     expect(stalled.fix).toContain(`pico cancel ${first}`);
     d.child.kill('SIGTERM');
