@@ -7,10 +7,12 @@
  *   errors and `journalctl -p warning` shows warnings and worse;
  * - a terminal: one readable line per record (log-pretty.ts, loaded only then);
  * - anything else (a pipe, a file): the plain pino JSON line.
- * Every write is synchronous and one whole line. The level comes from
+ * Every write is synchronous and one whole line; a reader that went away
+ * (a closed terminal, a broken pipe) makes later lines drop, never a crash. The level comes from
  * PICO_LOG_LEVEL (default info for the daemon, warn for commands). Times are
  * ISO 8601. This module does not decide what is logged.
  */
+import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { isJournalStream, journalPriority } from './log-journal.js';
@@ -25,20 +27,50 @@ export function logFormat(fd: number, env: NodeJS.ProcessEnv = process.env): Log
   return 'json';
 }
 
+/** How long a line waits for a full pipe (EAGAIN) before it is dropped, ms. */
+const BUSY_WAIT_MS = 1_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Write one whole line to `fd`, synchronously, looping over short writes. A reader that is gone
+ * — a closed terminal (EIO), a journal or pipe that went away (EPIPE) — must not take the
+ * process down: from then on lines to `fd` are dropped (a daemon on a terminal that hung up
+ * stops by SIGHUP: daemon/signals.ts). A full pipe is waited for briefly, then the line dropped.
+ */
+function lineWriter(fd: number): (line: string) => void {
+  let gone = false;
+  return (line) => {
+    if (gone) return;
+    const buf = Buffer.from(line, 'utf8');
+    let off = 0;
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    while (off < buf.length) {
+      try {
+        off += writeSync(fd, buf, off, buf.length - off);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if ((code === 'EAGAIN' || code === 'EBUSY') && Date.now() < deadline) {
+          Atomics.wait(pause, 0, 0, 10);
+          continue;
+        }
+        if (code !== 'EAGAIN' && code !== 'EBUSY') gone = true;
+        return;
+      }
+    }
+  };
+}
+
 /**
  * A pino destination on `fd` that rewrites each serialised line before one synchronous write.
  * pino tells a stream marked with its metadata symbol the level of the line it is about to write.
  */
 function rewriting(fd: number, rewrite: (line: string, level: number) => string): DestinationStream {
-  const out = pino.destination({ fd, sync: true });
+  const write = lineWriter(fd);
   const stream = {
     [pino.symbols.needsMetadataGsym]: true,
     lastLevel: 30,
     write(line: string): void {
-      out.write(rewrite(line, stream.lastLevel));
-    },
-    flushSync(): void {
-      out.flushSync();
+      write(rewrite(line, stream.lastLevel));
     },
   };
   return stream;
@@ -51,7 +83,7 @@ export function logDestination(fd: number, format: LogFormat, env: NodeJS.Proces
     const pretty = terminalFormatter({ colour: env.NO_COLOR === undefined || env.NO_COLOR === '' });
     return rewriting(fd, (line) => pretty(line));
   }
-  return pino.destination({ fd, sync: true });
+  return rewriting(fd, (line) => line);
 }
 
 export function createLogger(opts: { to: 'stdout' | 'stderr'; level?: string; name?: string }): Logger {

@@ -227,11 +227,9 @@ class Daemon {
         void this.status.flush();
         (this.opts.exit ?? process.exit)(FORCED_EXIT_CODE);
       },
+      reload: () => this.reload(),
     });
     this.closers.push({ name: 'signal handlers', close: uninstall });
-    const onHup = (): void => this.reload();
-    process.on('SIGHUP', onHup);
-    this.closers.push({ name: 'reload handler', close: () => process.off('SIGHUP', onHup) });
     this.closers.push({ name: 'idle collector', close: () => this.idle.stop() });
     let code = 0;
     try {

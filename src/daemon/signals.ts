@@ -7,8 +7,16 @@
  * If draining outlives the grace period, or a second signal arrives, the
  * daemon exits at once with a non-zero code: safe, because every committed
  * event is already durable and an unfinished session is resumed on the next
- * start. This module only turns signals into the two callbacks.
+ * start.
+ *
+ * SIGHUP is a reload (`systemctl reload`: settings and manifests), except
+ * when it is what its name says: the terminal the daemon was started on
+ * hung up (the window closed). Then the process has lost its controlling
+ * terminal (terminal.ts), nobody can read its lines, and it stops as on
+ * SIGTERM rather than run on unseen, its stdio moved off the dead terminal
+ * first. This module only turns signals into the callbacks.
  */
+import { terminalWatch } from './terminal.js';
 import type { Logger } from 'pino';
 
 export const FORCED_EXIT_CODE = 1;
@@ -22,6 +30,8 @@ export interface ShutdownOptions {
   /** stop now (called at most once, after drain) */
   force: (reason: string) => void;
   signals?: readonly NodeJS.Signals[];
+  /** SIGHUP that is not a hangup: read the settings and manifests again (absent: SIGHUP is left alone) */
+  reload?: () => void;
 }
 
 /** Install the handlers; returns a function that removes them. */
@@ -37,6 +47,7 @@ export function installShutdown(opts: ShutdownOptions): () => void {
     opts.force(reason);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP' && draining) return; // a hangup after a stop changes nothing
     if (!draining) {
       draining = true;
       opts.log.info(
@@ -55,8 +66,18 @@ export function installShutdown(opts: ShutdownOptions): () => void {
     force(`second ${signal}`);
   };
   for (const s of signals) process.on(s, onSignal);
+  const terminal = terminalWatch();
+  const onHup = (): void => {
+    if (terminal.hungUp()) {
+      terminal.detach();
+      return onSignal('SIGHUP');
+    }
+    opts.reload?.();
+  };
+  if (opts.reload) process.on('SIGHUP', onHup);
   return () => {
     if (grace) clearTimeout(grace);
     for (const s of signals) process.off(s, onSignal);
+    process.off('SIGHUP', onHup);
   };
 }

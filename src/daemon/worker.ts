@@ -21,6 +21,7 @@
  * worker must never outlive its daemon to race a new one on the same ledger.
  */
 import type { Logger } from 'pino';
+import { terminalWatch } from './terminal.js';
 import { createLogger } from '../log.js';
 import { loadSettings } from './settings.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
@@ -234,6 +235,10 @@ async function main(): Promise<void> {
   // the daemon is gone: leave at once (see the header), never finish a step unsupervised
   process.on('disconnect', () => process.exit(process.exitCode ?? 0));
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
+  // a terminal's hangup reaches the whole process group: the daemon decides what it means (signals.ts);
+  // this process only moves its stdio off the dead terminal, so its lines and its exit do not fail on it
+  const terminal = terminalWatch();
+  process.on('SIGHUP', () => terminal.hungUp() && terminal.detach());
   if (!process.connected) process.exit(0); // the daemon died while this process was loading
   await w.open();
 }
