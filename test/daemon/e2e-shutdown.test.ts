@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
+import { until as untilWithin } from '../helpers/until.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processIdentity } from '../../src/daemon/proc.js';
 import { procStat } from '../../src/daemon/proc-tree.js';
@@ -48,15 +48,6 @@ afterEach(() => {
   for (const c of helpers.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-async function until<T>(what: string, f: () => T | null | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /**
  * A root with a tool whose process starts two children and waits on them, far past any grace.
@@ -87,6 +78,8 @@ async function spawnerInFlight(root: string, args: string[] = []): Promise<{ d: 
 }
 
 const workerPid = (root: string) => Number(readFileSync(join(root, 'sessions', '.daemon', 'worker'), 'utf8').split('\n')[0]);
+
+const until = <T>(what: string, f: () => T | null | undefined | false, ms = 10_000): Promise<T> => untilWithin(what, f, ms, 25);
 
 describe('shutdown and restart leave nothing behind', () => {
   it('SIGTERM during a long step: after the grace the daemon kills the step\'s whole process tree, and none of it outlives the daemon', async () => {

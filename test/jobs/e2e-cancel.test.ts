@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { until } from '../helpers/until.js';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
@@ -18,15 +18,6 @@ type Result = { outcome: string; answer: string | null; missing?: string[]; fact
 
 const result = (root: string, id: string): Result => JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as Result;
 
-async function until<T>(what: string, f: () => T | null | undefined | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A root whose example job reads its two files through a tool that sleeps first (background class: the budget allows it). */
 function slowRoot(sleepSeconds: number): { root: string; job: Buffer } {

@@ -13,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from '../helpers/until.js';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempRoot } from '../daemon/helpers.js';
@@ -22,17 +23,7 @@ const LOG_JS = fileURLToPath(new URL('../../dist/src/log.js', import.meta.url));
 const haveScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!haveScript) console.warn('util-linux `script` not found: skipping the terminal hangup checks');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, f: () => T | null | undefined | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function readStatus(root: string): { state: string; pid: number } | null {
   try {

@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../helpers/until.js';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
@@ -31,15 +31,6 @@ function root(): string {
   return r;
 }
 
-async function until<T>(what: string, f: () => T | null | undefined | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** A job whose second step is destructive: it waits for a person (as test/approval/e2e-approval.test.ts). */
 const pruneJob = (): Buffer => Buffer.from(JSON.stringify({
