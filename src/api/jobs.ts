@@ -25,7 +25,7 @@ import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { dropIntoInbox } from '../daemon/submit.js';
 import { readStatus } from '../daemon/status.js';
 import { isSessionId, newSessionId } from '../ledger/session-id.js';
-import { findRejection } from '../cli/watch.js';
+import { findRejection } from '../daemon/reject.js';
 
 export type Submitted =
   | { ok: true; id: string }

@@ -16,10 +16,11 @@
  * (a destructive step, src/approval/) is said to wait, with the commands that decide it, and the
  * watch exits 0.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
 import { describeLine } from '../daemon/describe.js';
+import { findRejection } from '../daemon/reject.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
 import { readStatus } from '../daemon/status.js';
@@ -49,21 +50,6 @@ function waitingFor(paths: ReturnType<typeof daemonPaths>, id: string): { step: 
   } catch {
     return null;
   }
-}
-
-/** The reason file of a rejected job id, if any. */
-export function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
-  if (!existsSync(rejectedDir)) return null;
-  for (const n of readdirSync(rejectedDir)) {
-    if (!n.endsWith('.reason.json')) continue;
-    try {
-      const r = JSON.parse(readFileSync(join(rejectedDir, n), 'utf8')) as { original_name?: string; problem: string; fix: string };
-      if (r.original_name === `${id}.json`) return r;
-    } catch {
-      // a damaged reason file is not ours to judge here
-    }
-  }
-  return null;
 }
 
 /** Entry point of `pico watch`. */

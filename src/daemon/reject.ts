@@ -11,8 +11,10 @@
  * (and rejected) again. The folder is 0700 and reason files are created 0600
  * (never quoting a file's content, but naming files of other users): only the
  * daemon's user may read them.
+ * `findRejection` reads them back for `pico watch` and the API.
  * This module decides nothing about validity.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
@@ -58,4 +60,19 @@ export async function rejectEntry(paths: DaemonPaths, name: string, problem: str
   await fsyncDir(paths.rejected);
   await fsyncDir(paths.inbox);
   return reason;
+}
+
+/** The reason file of a rejected job id, if any. */
+export function findRejection(rejectedDir: string, id: string): { problem: string; fix: string } | null {
+  if (!existsSync(rejectedDir)) return null;
+  for (const n of readdirSync(rejectedDir)) {
+    if (!n.endsWith('.reason.json')) continue;
+    try {
+      const r = JSON.parse(readFileSync(join(rejectedDir, n), 'utf8')) as { original_name?: string; problem: string; fix: string };
+      if (r.original_name === `${id}.json`) return r;
+    } catch {
+      // a damaged reason file is not ours to judge here
+    }
+  }
+  return null;
 }
