@@ -17,7 +17,7 @@ import { slowExampleJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
 
 type Flag = { flag: string; problem: string; fix: string };
-type Body = { state: string; flags: Flag[]; sandbox: { level: string | null; limits: typeof WORLD_LIMITS }; disk: { free_bytes: number; sessions_bytes: number; sessions_entries: number } };
+type Body = { state: string; flags: Flag[]; sandbox: { level: string | null; limits: typeof WORLD_LIMITS }; disk: { free_bytes: number; sessions_bytes: number; sessions: number } };
 
 function status(root: string): { code: number | null; body: Body; human: string } {
   const j = pico(['status', '--root', root, '--json']);
