@@ -48,12 +48,14 @@ export interface SessionsDiskUse {
   session_bytes: number;
   /** sessions/archive/ (pico gc --archive) */
   archive_bytes: number;
+  /** entries this user may not read (rejected/ is the daemon's own, 0700): their bytes are not counted */
+  unreadable: number;
 }
 
 /** Disk use of `<root>/sessions`, each inode counted once; zeros when it does not exist. */
 export function sessionsDiskUse(root: string): SessionsDiskUse {
   const dir = join(root, 'sessions');
-  const out: SessionsDiskUse = { dir, bytes: 0, sessions: 0, session_bytes: 0, archive_bytes: 0 };
+  const out: SessionsDiskUse = { dir, bytes: 0, sessions: 0, session_bytes: 0, archive_bytes: 0, unreadable: 0 };
   const seen = new Set<string>();
   const count = (st: Stats): number => {
     const key = `${st.dev}:${st.ino}`;
@@ -71,7 +73,13 @@ export function sessionsDiskUse(root: string): SessionsDiskUse {
   out.bytes += count(lstatSync(dir));
   for (const name of names) {
     let sub = 0;
-    walk(join(dir, name), (_p, st) => (sub += count(st)));
+    try {
+      walk(join(dir, name), (_p, st) => (sub += count(st)));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EACCES' && code !== 'EPERM') throw e;
+      out.unreadable++; // a group member running pico status: what it may read is counted
+    }
     out.bytes += sub;
     if (isSessionId(name)) {
       out.sessions++;

@@ -33,7 +33,7 @@ export interface StatusFlag {
 export interface StatusExtras {
   flags: StatusFlag[];
   sandbox: { level: WorldReport['level'] | null; wrapper: string | null; enforced: string[]; not_enforced: string[]; probed_at: string | null; limits: typeof WORLD_LIMITS };
-  disk: { free_bytes: number | null; low_disk_mb: number; sessions_bytes: number; sessions: number; archive_bytes: number };
+  disk: { free_bytes: number | null; low_disk_mb: number; sessions_bytes: number; sessions: number; archive_bytes: number; unreadable: number };
 }
 
 /** The root's settings, or the defaults with a flag when the file is wrong. */
@@ -124,7 +124,7 @@ export async function statusExtras(paths: DaemonPaths, reading: StatusReading, n
   return {
     flags,
     sandbox: { level: world?.level ?? null, wrapper: world?.wrapper ?? null, enforced: world?.enforced ?? [], not_enforced: world?.not_enforced ?? [], probed_at: world?.probed_at ?? null, limits: WORLD_LIMITS },
-    disk: { free_bytes: free?.free_bytes ?? null, low_disk_mb: settings.low_disk_mb, sessions_bytes: use.bytes, sessions: use.sessions, archive_bytes: use.archive_bytes },
+    disk: { free_bytes: free?.free_bytes ?? null, low_disk_mb: settings.low_disk_mb, sessions_bytes: use.bytes, sessions: use.sessions, archive_bytes: use.archive_bytes, unreadable: use.unreadable },
   };
 }
 
@@ -133,7 +133,7 @@ export function extrasLines(x: StatusExtras, skip: readonly FlagName[] = []): st
   const l = x.sandbox.limits;
   const lines = [
     `  limits:  per program: memory ${humanBytes(l.memory_bytes)}, ${l.processes} processes, files up to ${humanBytes(l.file_bytes)}, ${l.open_files} open files`,
-    `  disk:    ${x.disk.free_bytes === null ? 'free space unknown' : `${humanBytes(x.disk.free_bytes)} free`}; sessions/ holds ${humanBytes(x.disk.sessions_bytes)} (${x.disk.sessions} session${x.disk.sessions === 1 ? '' : 's'}${x.disk.archive_bytes > 0 ? `; archives ${humanBytes(x.disk.archive_bytes)}` : ''}; pico gc removes old ones)`,
+    `  disk:    ${x.disk.free_bytes === null ? 'free space unknown' : `${humanBytes(x.disk.free_bytes)} free`}; sessions/ holds ${humanBytes(x.disk.sessions_bytes)} (${x.disk.sessions} session${x.disk.sessions === 1 ? '' : 's'}${x.disk.archive_bytes > 0 ? `; archives ${humanBytes(x.disk.archive_bytes)}` : ''}${x.disk.unreadable > 0 ? `; ${x.disk.unreadable} folder(s) this user may not read, not counted` : ''}; pico gc removes old ones)`,
   ];
   const shown = x.flags.filter((f) => !skip.includes(f.flag));
   if (shown.length > 0) lines.push('  needs attention:');
