@@ -46,7 +46,12 @@ function lineWriter(fd: number): (line: string) => void {
     const deadline = Date.now() + BUSY_WAIT_MS;
     while (off < buf.length) {
       try {
-        off += writeSync(fd, buf, off, buf.length - off);
+        const n = writeSync(fd, buf, off, buf.length - off);
+        if (n <= 0) {
+          gone = true; // a write that makes no progress would loop for ever
+          return;
+        }
+        off += n;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if ((code === 'EAGAIN' || code === 'EBUSY') && Date.now() < deadline) {
