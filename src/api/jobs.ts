@@ -11,9 +11,9 @@
  * not kept: the client has the reason. A body over the job size limit is not
  * written at all; its reason is the inspector's size text.
  *
- * A job's state comes from the files alone: its result.json (done), its
- * session folder and the daemon's status.json (running, waiting for a person,
- * queued), the inbox (queued, not claimed yet), or its reason file (rejected).
+ * A job's state comes from the files alone, read as `pico jobs` reads them
+ * (src/jobs/list.ts: result.json, the session folder, status.json, the
+ * inbox), or from its reason file (rejected).
  * Ids are checked against the session id shape first, so no request names a
  * path outside sessions/. This module does not speak HTTP (routes.ts does).
  */
@@ -23,9 +23,9 @@ import { join } from 'node:path';
 import { inspectEntry, sizeProblem } from '../daemon/inspect.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { dropIntoInbox } from '../daemon/submit.js';
-import { readStatus } from '../daemon/status.js';
 import { isSessionId, newSessionId } from '../ledger/session-id.js';
 import { findRejection } from '../daemon/reject.js';
+import { jobInfo } from '../jobs/list.js';
 
 export type Submitted =
   | { ok: true; id: string }
@@ -96,34 +96,27 @@ export function jobState(root: string, id: string, again = true): JobView | null
   if (!isSessionId(id)) return null;
   const paths = daemonPaths(root);
   const files = sessionFiles(paths, id);
-  const inInbox = join(paths.inbox, `${id}.json`);
-  const claimed = existsSync(files.dir);
-  const jobDoc = readJson(claimed ? files.job : inInbox);
-  const base = {
-    job: 'job-state@1' as const, id, claimed,
-    budget_class: typeof jobDoc?.budget_class === 'string' ? jobDoc.budget_class : null,
-    goal: typeof jobDoc?.goal === 'string' ? jobDoc.goal : null,
-    label: typeof jobDoc?.label === 'string' ? jobDoc.label : null,
-    step: null, outcome: null, result: null, rejection: null, links: jobLinks(id),
-  };
-  if (claimed) {
-    const result = readJson(files.result);
-    if (result) return { ...base, state: 'done', outcome: typeof result.outcome === 'string' ? result.outcome : null, result };
-    let status = null;
-    try {
-      const r = readStatus(paths);
-      status = r.state === 'never' ? null : r.status;
-    } catch {
-      // an unreadable status file: the job is at least claimed and not done
-    }
-    if (status?.running?.session === id) return { ...base, state: 'running', step: status.running.step };
-    const w = status?.waiting?.find((x) => x.session === id);
-    if (w) return { ...base, state: 'waiting', step: w.step };
-    return { ...base, state: 'queued' };
+  // queued, running, waiting or done: as `pico jobs` reads it (src/jobs/list.ts)
+  const info = jobInfo(root, id);
+  if (info) {
+    const claimed = info.where === 'session';
+    const jobDoc = readJson(claimed ? files.job : info.path);
+    return {
+      job: 'job-state@1', id, state: info.state, claimed,
+      budget_class: info.budget_class,
+      goal: typeof jobDoc?.goal === 'string' ? jobDoc.goal : null,
+      label: info.label, step: info.step, outcome: info.outcome,
+      result: info.state === 'done' ? readJson(files.result) : null,
+      rejection: null, links: jobLinks(id),
+    };
   }
-  if (existsSync(inInbox)) return { ...base, state: 'queued' };
   const rejection = findRejection(paths.rejected, id);
-  if (rejection) return { ...base, state: 'rejected', rejection: { problem: rejection.problem, fix: rejection.fix } };
+  if (rejection) {
+    return {
+      job: 'job-state@1', id, state: 'rejected', claimed: false, budget_class: null, goal: null, label: null,
+      step: null, outcome: null, result: null, rejection: { problem: rejection.problem, fix: rejection.fix }, links: jobLinks(id),
+    };
+  }
   // claimed between the two looks (the folder is made before the file leaves the inbox): look once more
   return again && existsSync(files.dir) ? jobState(root, id, false) : null;
 }
