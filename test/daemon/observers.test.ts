@@ -8,13 +8,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempRoot } from './helpers.js';
-import './spawn.js'; // asserts dist/ is built
+import { jsonLines } from './spawn.js'; // (importing it asserts dist/ is built)
 
 const LOOP_JS = fileURLToPath(new URL('../../dist/src/daemon/loop.js', import.meta.url));
 const PINO_JS = pathToFileURL(createRequire(import.meta.url).resolve('pino')).href;
@@ -46,21 +45,7 @@ function observedDaemon(root: string) {
   const file = join(root, 'observed-daemon.mjs');
   writeFileSync(file, script);
   const child = spawn(process.execPath, [file], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: Record<string, unknown>[] = [];
-  let waiters: { pred: (l: Record<string, unknown>) => boolean; ok: () => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (t) => {
-    lines.push(JSON.parse(t) as Record<string, unknown>);
-    const left = waiters.filter((w) => !w.pred(lines.at(-1)!));
-    for (const w of waiters) if (!left.includes(w)) w.ok();
-    waiters = left;
-  });
-  const exited = new Promise<number | null>((ok) => child.once('exit', (c) => ok(c)));
-  const waitFor = (pred: (l: Record<string, unknown>) => boolean): Promise<void> =>
-    lines.some(pred) ? Promise.resolve() : new Promise<void>((ok, fail) => {
-      const t = setTimeout(() => fail(new Error(`not seen; last lines ${JSON.stringify(lines.slice(-8))}`)), 30_000);
-      waiters.push({ pred, ok: () => (clearTimeout(t), ok()) });
-    });
-  return { child, lines, exited, waitFor };
+  return jsonLines(child);
 }
 
 describe('daemon observers and idle tasks', () => {

@@ -74,3 +74,26 @@ export function pico(args: string[]): { code: number | null; stdout: string; std
   const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/**
+ * A child process that prints one JSON object per stdout line (a daemon loop run from a script):
+ * the lines so far, its exit, and a wait for the first line a predicate accepts (at most
+ * `timeoutMs`, failing with the last lines seen).
+ */
+export function jsonLines(child: ChildProcess, timeoutMs = 30_000): { child: ChildProcess; lines: Record<string, unknown>[]; exited: Promise<number | null>; waitFor: (pred: (l: Record<string, unknown>) => boolean) => Promise<void> } {
+  const lines: Record<string, unknown>[] = [];
+  let waiters: { pred: (l: Record<string, unknown>) => boolean; ok: () => void }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (t) => {
+    lines.push(JSON.parse(t) as Record<string, unknown>);
+    const left = waiters.filter((w) => !w.pred(lines.at(-1)!));
+    for (const w of waiters) if (!left.includes(w)) w.ok();
+    waiters = left;
+  });
+  const exited = new Promise<number | null>((ok) => child.once('exit', (c) => ok(c)));
+  const waitFor = (pred: (l: Record<string, unknown>) => boolean): Promise<void> =>
+    lines.some(pred) ? Promise.resolve() : new Promise<void>((ok, fail) => {
+      const t = setTimeout(() => fail(new Error(`not seen; last lines ${JSON.stringify(lines.slice(-8))}`)), timeoutMs);
+      waiters.push({ pred, ok: () => (clearTimeout(t), ok()) });
+    });
+  return { child, lines, exited, waitFor };
+}

@@ -12,12 +12,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/runtime/init.js';
 import { goodJob, tempRoot } from '../daemon/helpers.js';
-import '../daemon/spawn.js'; // asserts dist/ is built
+import { jsonLines } from '../daemon/spawn.js'; // (importing it asserts dist/ is built)
 
 const LOOP_JS = fileURLToPath(new URL('../../dist/src/daemon/loop.js', import.meta.url));
 
@@ -54,20 +53,7 @@ function daemonWithFailingDisk(root: string, failures: number) {
     process.exitCode = await runDaemon({ root, log, openRuntime: async () => runner, settleMs: 50 });
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: Record<string, unknown>[] = [];
-  const waiters: { pred: (l: Record<string, unknown>) => boolean; ok: () => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (t) => {
-    lines.push(JSON.parse(t) as Record<string, unknown>);
-    for (const w of waiters.splice(0)) if (w.pred(lines.at(-1)!)) w.ok();
-      else waiters.push(w);
-  });
-  const exited = new Promise<number | null>((ok) => child.once('exit', (c) => ok(c)));
-  const waitFor = (pred: (l: Record<string, unknown>) => boolean) =>
-    lines.some(pred) ? Promise.resolve() : new Promise<void>((ok, fail) => {
-      const t = setTimeout(() => fail(new Error(`not seen; last lines ${JSON.stringify(lines.slice(-5))}`)), 20_000);
-      waiters.push({ pred, ok: () => (clearTimeout(t), ok()) });
-    });
-  return { child, lines, exited, waitFor };
+  return jsonLines(child, 20_000);
 }
 
 describe('a disk that returns EIO', () => {
