@@ -20,7 +20,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
-import { readStatus } from '../daemon/status.js';
+import { waitingInStatus } from '../daemon/status.js';
 import { followLedger } from '../daemon/tail.js';
 import { jobLinks, jobState } from './jobs.js';
 
@@ -38,16 +38,6 @@ function head(line: string): { seq: number | null; type: string | null; outcome:
     return { seq: typeof e.seq === 'number' ? e.seq : null, type: typeof e.type === 'string' ? e.type : null, outcome: typeof e.outcome === 'string' ? e.outcome : null };
   } catch {
     return { seq: null, type: null, outcome: null };
-  }
-}
-
-/** The approval a session waits for, as status.json says, or null. */
-function waitingFor(root: string, id: string): { step: string; tool: string | null } | null {
-  try {
-    const r = readStatus(daemonPaths(root));
-    return r.state === 'never' ? null : r.status.waiting?.find((w) => w.session === id) ?? null;
-  } catch {
-    return null;
   }
 }
 
@@ -87,7 +77,7 @@ export async function streamEvents(root: string, id: string, req: IncomingMessag
   let waits: { step: string; tool: string | null } | null = null;
   const look = (): void => {
     if (existsSync(files.result)) return;
-    const w = waitingFor(root, id);
+    const w = waitingInStatus(daemonPaths(root), id);
     if (w && !stop.signal.aborted) {
       waits = w;
       stop.abort();

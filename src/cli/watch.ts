@@ -23,7 +23,7 @@ import { describeLine } from '../daemon/describe.js';
 import { findRejection } from '../daemon/reject.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
-import { readStatus } from '../daemon/status.js';
+import { readStatus, waitingInStatus } from '../daemon/status.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
 import { watchProgress } from './progress-view.js';
 
@@ -39,16 +39,6 @@ function noDaemon(paths: ReturnType<typeof daemonPaths>): string | null {
     return r.state === 'never' ? 'no daemon was ever started on it' : r.state === 'stopped' ? 'its daemon stopped' : `its daemon (pid ${r.status.pid}) is gone`;
   } catch {
     return null; // an unreadable status file is not proof of absence
-  }
-}
-
-/** The approval a session waits for, as the daemon's status says, or null. */
-function waitingFor(paths: ReturnType<typeof daemonPaths>, id: string): { step: string; tool: string | null } | null {
-  try {
-    const r = readStatus(paths);
-    return r.state === 'never' ? null : r.status.waiting?.find((w) => w.session === id) ?? null;
-  } catch {
-    return null;
   }
 }
 
@@ -81,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
   let waits: { step: string; tool: string | null } | null = null;
   const look = (): void => {
     if (existsSync(files.result)) return;
-    const w = waitingFor(paths, id);
+    const w = waitingInStatus(paths, id);
     if (w && !stop.signal.aborted) {
       waits = w;
       return stop.abort();

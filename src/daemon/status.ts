@@ -159,3 +159,13 @@ export function readStatus(paths: DaemonPaths): StatusReading {
   if (status.state === 'stopped') return { state: 'stopped', status };
   return stillRunning(status.pid, status.identity ?? undefined) ? { state: 'running', status } : { state: 'stale', status };
 }
+
+/** The approval session `id` waits for, as the daemon's status file says, or null (also when it cannot be read). */
+export function waitingInStatus(paths: DaemonPaths, id: string): { step: string; tool: string | null } | null {
+  try {
+    const r = readStatus(paths);
+    return r.state === 'never' ? null : r.status.waiting?.find((w) => w.session === id) ?? null;
+  } catch {
+    return null;
+  }
+}
