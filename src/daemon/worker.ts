@@ -28,6 +28,7 @@ import { openRealMemory, type MemoryHook } from './seams.js';
 import { join } from 'node:path';
 import { daemonPaths, sessionFiles } from './paths.js';
 import { ProgressWriter } from '../progress/side-file.js';
+import { bounded, REASON_CHARS } from '../progress/steps.js';
 import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
@@ -184,7 +185,7 @@ class Worker {
             send({ t: 'progress', id, e: { type: e.type, step: e.step, tool: e.tool, capability: e.capability, ms: ms() } });
           } else if (e.type === 'provider_called') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, capability: e.capability, outcome: e.outcome, duration_ms: e.duration_ms, model_call: e.model_call, ms: ms() } });
           else if (e.type === 'fact_added') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, ms: ms() } });
-          else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error), ms: ms() } });
+          else if (e.type === 'step_failed') send({ t: 'progress', id, e: { type: e.type, step: e.step, provider: e.provider, reason: boundedReason(e.error, id), ms: ms() } });
         },
       });
       send({ t: 'done', id, result: { sessionId: r.sessionId, outcome: r.outcome, answer: r.answer, resultPath: r.resultPath, ...(r.result ? { resultText: resultText(r.result) } : {}), ...(r.waitingStep ? { waitingStep: r.waitingStep } : {}), run_ms: ms() } }, true);
@@ -255,9 +256,7 @@ function workerLevel(root: string | undefined): string {
 
 void main();
 
-/** A failure's reason as the daemon logs it: one line, at most REASON_CHARS characters (it can quote what it could not parse). */
-const REASON_CHARS = 300;
-function boundedReason(error: string): string {
-  const line = error.replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  return line.length <= REASON_CHARS ? line : `${line.slice(0, REASON_CHARS)}… (${line.length} characters; pico show has all of it)`;
+/** A failure's reason as the daemon logs it: one line without control characters, cut as `pico run` cuts it (progress/steps.ts). */
+function boundedReason(error: string, id: string): string {
+  return bounded(error.replace(/[\u0000-\u001f\u007f]+/g, ' '), REASON_CHARS, `pico show ${id} --full`);
 }
