@@ -19,30 +19,27 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './args.js';
 
-/** The login name of `uid` from /etc/passwd, or null (a dynamic systemd user, say). */
-export function userName(uid: number): string | null {
+/** The name of numeric id `id` in a colon-separated database (/etc/passwd, /etc/group: name, password, id, …), or null. */
+function nameIn(file: string, id: number): string | null {
   try {
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const [name, , id] = line.split(':');
-      if (name && Number(id) === uid && id !== '') return name;
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const [name, , field] = line.split(':');
+      if (name && field !== '' && Number(field) === id) return name;
     }
   } catch {
-    // no passwd file: only the number is known
+    // no such file: only the number is known
   }
   return null;
 }
 
+/** The login name of `uid` from /etc/passwd, or null (a dynamic systemd user, say). */
+export function userName(uid: number): string | null {
+  return nameIn('/etc/passwd', uid);
+}
+
 /** The group name of `gid` from /etc/group, or null. */
 function groupName(gid: number): string | null {
-  try {
-    for (const line of readFileSync('/etc/group', 'utf8').split('\n')) {
-      const [name, , id] = line.split(':');
-      if (name && Number(id) === gid && id !== '') return name;
-    }
-  } catch {
-    // no group file
-  }
-  return null;
+  return nameIn('/etc/group', gid);
 }
 
 /**
