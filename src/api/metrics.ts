@@ -12,7 +12,7 @@
  * when the API listens: the idle daemon does not carry prom-client.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { BUDGET_CLASSES } from '../ids.js';
+import { BUDGET_CLASSES } from '../base/ids.js';
 import type { DaemonObserver } from '../daemon/observer.js';
 
 /** Seconds: a code step takes milliseconds, a model step on a Pi tens of seconds. */

@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import type { LedgerEvent } from '../ledger/events.js';
 
 export const APPROVALS_DIR = 'approvals';

@@ -8,13 +8,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readLedger } from '../ledger/ledger.js';
 import { newSessionId } from '../ledger/session-id.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { LEVEL_OF, type LadderFailureKind } from '../ladder/types.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import { openRuntime } from '../runtime/runtime.js';
-import { parseTrust } from '../trust.js';
+import { parseTrust } from '../base/trust.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico call CAPABILITY --schema ID --input FILE [--provider ID] [--trust T0|T1|T2] [--root DIR] [--json]';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compositionHash, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 

@@ -7,7 +7,7 @@
  * daemon starts and closed after it stopped; without it, nothing of the API
  * is loaded. Flags only; the daemon itself is src/daemon/loop.ts.
  */
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { runDaemon } from '../daemon/loop.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from './args.js';
 import { assertRootOwner } from './owner.js';
-import { isStorageError, storageCode, storageFix } from '../storage-error.js';
+import { isStorageError, storageCode, storageFix } from '../base/storage-error.js';
 
 /** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
 type Command = { summary: string; writes?: 'flag' | 'positional'; inboxGroupMay?: true; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
@@ -69,7 +69,7 @@ function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): stri
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
-    const { versionInfo } = await import('../version.js');
+    const { versionInfo } = await import('../base/version.js');
     const v = versionInfo();
     process.stdout.write(rest.includes('--json') ? JSON.stringify(v) + '\n' : `${v.name} ${v.version} (node ${v.node})\n`);
     return EXIT.ok;

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { BlobStore } from '../ledger/blobs.js';
 import { readLedger } from '../ledger/ledger.js';
 import { newSessionId } from '../ledger/session-id.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { parseJob } from '../runtime/job.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';

@@ -13,7 +13,7 @@
  * a wrong id, 3 for a broken root), never a raw validation dump.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../durable-file.js';
+import { writeFileAtomic } from '../base/durable-file.js';
 import { withRootTemp } from '../models/root-temp.js';
 import path from 'node:path';
 import { MIN_OBSERVATIONS } from '../memory/cost.js';

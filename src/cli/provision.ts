@@ -31,7 +31,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { listPrompts } from '../prompts/envelope.js';
 import { capabilityId, ggufProviderSchema, type ManifestOfKind } from '../registry/manifest.js';
 import { describeProbe, measureProvider, providerManifestPath, type ProbeResult } from './probe.js';
-import { writeFileAtomic } from '../durable-file.js';
+import { writeFileAtomic } from '../base/durable-file.js';
 import { insideModels, modelsDirFor, stageModel, type Placement } from '../models/folder.js';
 import { withRootTemp } from '../models/root-temp.js';
 import { describeSweep, sweepThreads, type ThreadSweep } from '../models/threads.js';

@@ -7,7 +7,7 @@ import { BUDGET_CLASSES, type BudgetClass } from '../ledger/events.js';
 import { openForCli } from '../memory/cli-open.js';
 import type { FactHit } from '../memory/recall.js';
 import { formatTable } from '../memory/table.js';
-import { TrustViolation } from '../trust.js';
+import { TrustViolation } from '../base/trust.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico recall QUERY [--for-control] [--limit N] [--budget-class C] [--no-ingest] [--root DIR] [--json]';

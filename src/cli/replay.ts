@@ -14,7 +14,7 @@ import { checkSession } from '../check/session.js';
 import { daemonPaths } from '../daemon/paths.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { isSessionId } from '../ledger/session-id.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { reportDamage } from './damage.js';
 import { replaySession } from '../runtime/replay.js';
 import { openRuntime } from '../runtime/runtime.js';

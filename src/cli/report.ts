@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import { sessionsDirFor } from '../memory/paths.js';
 import { renderCharts } from '../report/charts.js';
 import { collectReport } from '../report/collect.js';

@@ -12,11 +12,11 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
-import { writeFileAtomicSync } from '../durable-file.js';
-import { decodeUtf8Strict } from '../utf8.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
+import { decodeUtf8Strict } from '../base/utf8.js';
 import { openRuntime } from '../runtime/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runProgress } from './progress-view.js';

@@ -17,7 +17,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { syncDir } from '../durable-file.js';
+import { syncDir } from '../base/durable-file.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Claimed {

@@ -10,7 +10,7 @@
  * pause. This module keeps time and words only; the loop requeues, takes
  * jobs back from the worker and logs.
  */
-import { storageCode, storageFix } from '../storage-error.js';
+import { storageCode, storageFix } from '../base/storage-error.js';
 
 const FIRST_MS = 250;
 /** The longest wait between two tries of a disk that refused a write. */

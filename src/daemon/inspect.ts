@@ -24,7 +24,7 @@ import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
-import { decodeUtf8Strict, UTF8_FIX } from '../utf8.js';
+import { decodeUtf8Strict, UTF8_FIX } from '../base/utf8.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
 const GOOD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;

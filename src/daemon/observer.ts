@@ -9,7 +9,7 @@
  * between jobs (retention, say), one at a time, while no session runs; each
  * decides for itself whether it is due. This module only declares the shapes.
  */
-import type { BudgetClass } from '../ids.js';
+import type { BudgetClass } from '../base/ids.js';
 import type { DaemonSettings } from './settings.js';
 
 export interface StepObservation {

@@ -20,8 +20,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
 import type { BudgetClass } from '../ledger/events.js';
-import { writeFileAtomic } from '../durable-file.js';
-import { isStorageError } from '../storage-error.js';
+import { writeFileAtomic } from '../base/durable-file.js';
+import { isStorageError } from '../base/storage-error.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Unfinished {

@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
-import { fsyncDir, writeFileAtomic } from '../durable-file.js';
+import { fsyncDir, writeFileAtomic } from '../base/durable-file.js';
 import type { DaemonPaths } from './paths.js';
 
 export interface ReasonFile {

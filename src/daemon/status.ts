@@ -19,9 +19,9 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isStorageError } from '../storage-error.js';
-import { BUDGET_CLASSES, type BudgetClass } from '../ids.js';
-import { writeFileAtomic } from '../durable-file.js';
+import { isStorageError } from '../base/storage-error.js';
+import { BUDGET_CLASSES, type BudgetClass } from '../base/ids.js';
+import { writeFileAtomic } from '../base/durable-file.js';
 import type { DaemonPaths } from './paths.js';
 import { processIdentity, stillRunning } from './proc.js';
 

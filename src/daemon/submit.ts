@@ -14,8 +14,8 @@ import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
-import { writeFileAtomic } from '../durable-file.js';
-import { decodeUtf8Strict, UTF8_FIX } from '../utf8.js';
+import { writeFileAtomic } from '../base/durable-file.js';
+import { decodeUtf8Strict, UTF8_FIX } from '../base/utf8.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 

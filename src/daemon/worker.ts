@@ -22,7 +22,7 @@
  */
 import type { Logger } from 'pino';
 import { terminalWatch } from './terminal.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../base/log.js';
 import { loadSettings } from './settings.js';
 import { openRealMemory, type MemoryHook } from './seams.js';
 import { join } from 'node:path';
@@ -32,7 +32,7 @@ import { bounded, REASON_CHARS } from '../progress/steps.js';
 import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { resultText } from '../runtime/result.js';
-import { storageCode } from '../storage-error.js';
+import { storageCode } from '../base/storage-error.js';
 import { onModelLoad } from '../adapters/model-loads.js';
 
 /**

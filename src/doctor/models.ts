@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import { resolveWeightsPath, sha256File } from '../adapters/gguf-weights.js';
 import { humanBytes } from '../status/disk.js';
 import { ok, type Check } from './check.js';

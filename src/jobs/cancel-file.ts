@@ -17,7 +17,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../durable-file.js';
+import { writeFileAtomic } from '../base/durable-file.js';
 
 export const CANCEL_FILE = 'cancel.json';
 

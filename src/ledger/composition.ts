@@ -8,7 +8,7 @@
  * whose composition differs from the current one unless asked for the diff.
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedRoot } from '../registry/load.js';

@@ -11,11 +11,11 @@
 import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
 import { z } from 'zod';
-import { TRUST_LEVELS } from '../trust.js';
-import { budgetClassSchema } from '../ids.js';
+import { TRUST_LEVELS } from '../base/trust.js';
+import { budgetClassSchema } from '../base/ids.js';
 
 export const trustSchema = z.enum(TRUST_LEVELS);
-export { BUDGET_CLASSES, budgetClassSchema, type BudgetClass } from '../ids.js';
+export { BUDGET_CLASSES, budgetClassSchema, type BudgetClass } from '../base/ids.js';
 
 /** Budget spent so far in a session (all limits of design §4). */
 export const budgetSpentSchema = z.strictObject({

@@ -31,8 +31,8 @@ import { BlobStore } from './blobs.js';
 import { systemClock, type Clock } from './clock.js';
 import { parseEvent, type LedgerEvent, type NewEvent } from './events.js';
 import { scanLedger, type LedgerDamage } from './scan.js';
-import { writeAllSync, writeFileAtomicSync } from '../durable-file.js';
-import { StorageError, storageCode } from '../storage-error.js';
+import { writeAllSync, writeFileAtomicSync } from '../base/durable-file.js';
+import { StorageError, storageCode } from '../base/storage-error.js';
 
 export const LEDGER_FILE = 'events.jsonl';
 

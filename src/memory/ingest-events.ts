@@ -8,7 +8,7 @@
  * read, transactions) is `ingest.ts`.
  */
 import { FAILURE_KIND } from '../ledger/events.js';
-import { TRUST_LEVELS, weakest, type Trust } from '../trust.js';
+import { TRUST_LEVELS, weakest, type Trust } from '../base/trust.js';
 import type { IngestResult } from './ingest.js';
 import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
 import { ledgerCitePath } from './paths.js';

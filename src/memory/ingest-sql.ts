@@ -5,7 +5,7 @@
  * turning events into rows, not as SQL. Prepared once per connection.
  */
 import type Database from 'better-sqlite3';
-import type { Trust } from '../trust.js';
+import type { Trust } from '../base/trust.js';
 import { SESSION_TABLES } from './schema.js';
 
 /** What a step_started said: facts and failures of that step inherit it. */

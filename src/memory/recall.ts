@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { BudgetClass } from '../ledger/events.js';
-import { isControlSafe, parseTrust, TrustViolation, type Trust } from '../trust.js';
+import { isControlSafe, parseTrust, TrustViolation, type Trust } from '../base/trust.js';
 
 /** Path 2's plug point; deliberately without an implementation. */
 export interface Embedder {

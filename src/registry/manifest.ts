@@ -8,11 +8,11 @@
  */
 import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
-import { capabilityId, schemaId } from '../ids.js';
+import { capabilityId, schemaId } from '../base/ids.js';
 import { HOST_VIEWS } from '../world/host-view.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
-export { capabilityId, schemaId } from '../ids.js';
+export { capabilityId, schemaId } from '../base/ids.js';
 
 /** What a provider may do with one capability; a capability not named gets the strictest answer. */
 export const securitySchema = z.strictObject({

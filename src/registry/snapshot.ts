@@ -14,7 +14,7 @@
  * back (runtime.ts does); it only captures, stores and serves texts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import { folderSource, type ManifestIssue, type ManifestSource } from './load.js';
 
 export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks'] as const;

@@ -18,7 +18,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { syncDir } from '../durable-file.js';
+import { syncDir } from '../base/durable-file.js';
 import { walk } from './disk-use.js';
 import { END, entryHeader, padding, readEntries } from './tar.js';
 

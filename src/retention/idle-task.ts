@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DaemonObserver, IdleTask } from '../daemon/observer.js';
 import type { DaemonSettings } from '../daemon/settings.js';
-import { writeFileAtomic } from '../durable-file.js';
+import { writeFileAtomic } from '../base/durable-file.js';
 import type { GcReport } from './gc.js';
 
 /** Items per run between jobs. */

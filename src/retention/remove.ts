@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { syncDir } from '../durable-file.js';
+import { syncDir } from '../base/durable-file.js';
 import { isSessionId } from '../ledger/session-id.js';
 
 export const TRASH_DIR = '.trash';

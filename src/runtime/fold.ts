@@ -4,7 +4,7 @@
  * committed fact or a recorded give-up is done; any other step is re-run.
  */
 import type { BudgetSpent, EventOf, LedgerEvent, Measurement } from '../ledger/events.js';
-import type { Trust } from '../trust.js';
+import type { Trust } from '../base/trust.js';
 
 export interface HeldFact {
   step: string;

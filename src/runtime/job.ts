@@ -9,7 +9,7 @@
  * Strict: an unknown field is an error naming the field, never ignored.
  */
 import { z } from 'zod';
-import { budgetClassSchema, capabilityId, schemaId } from '../ids.js';
+import { budgetClassSchema, capabilityId, schemaId } from '../base/ids.js';
 import { jobShapeProblem } from './job-limits.js';
 
 const stepName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, "_" or "-"');

@@ -22,7 +22,7 @@ import { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
 import type { ProviderAdapter } from '../adapters/types.js';
 import type { ProviderManifest } from '../registry/manifest.js';
-import { weakest } from '../trust.js';
+import { weakest } from '../base/trust.js';
 import { Budget } from './budget.js';
 import { foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
 import type { Hook } from './hooks.js';

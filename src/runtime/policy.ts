@@ -19,7 +19,7 @@
 import type { Measurement } from '../ledger/events.js';
 import type { CapabilityManifest, ProviderManifest } from '../registry/manifest.js';
 import { STRICTEST } from '../registry/manifest.js';
-import { admits, isControlSafe, type Trust } from '../trust.js';
+import { admits, isControlSafe, type Trust } from '../base/trust.js';
 import { BREAKERS, MIN_OBSERVATIONS, MIN_PASS_RATE } from './settings.js';
 
 export interface SelectRequest {

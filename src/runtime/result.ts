@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 
 export const RESULT_FILE = 'result.json';
 

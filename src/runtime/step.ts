@@ -23,7 +23,7 @@ import { runLadder } from '../ladder/index.js';
 import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.js';
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
-import { weakest, type Trust } from '../trust.js';
+import { weakest, type Trust } from '../base/trust.js';
 import { Budget, clipToBudget, STOP_RESERVE_MS } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';

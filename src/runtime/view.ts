@@ -8,7 +8,7 @@
 import { canonicalJson } from '../ledger/canonical.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import type { BlobStore } from '../ledger/blobs.js';
-import type { Trust } from '../trust.js';
+import type { Trust } from '../base/trust.js';
 
 export interface FactInput {
   step: string;

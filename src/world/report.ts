@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '../durable-file.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 import type { IsolationLevel, WorldCapabilities } from './sandbox.js';
 
 export interface WorldReport {

@@ -7,9 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/durable-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../src/base/durable-file.js';
 import { Ledger, readLedger } from '../../src/ledger/ledger.js';
-import { isStorageError } from '../../src/storage-error.js';
+import { isStorageError } from '../../src/base/storage-error.js';
 import { tempDir } from '../helpers/temp.js';
 import { fill, mountTmpfs, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
 

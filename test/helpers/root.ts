@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempDir } from './temp.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
-import { writeFileAtomicSync } from '../../src/durable-file.js';
+import { writeFileAtomicSync } from '../../src/base/durable-file.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { replayClock } from '../../src/ledger/clock.js';
 import { parseEvent } from '../../src/ledger/events.js';
 import { Ledger, readLedger } from '../../src/ledger/ledger.js';
-import { parseTrust, admits, weakest } from '../../src/trust.js';
+import { parseTrust, admits, weakest } from '../../src/base/trust.js';
 import { tempDir } from '../helpers/temp.js';
 
 const tmp = () => tempDir('pico-ledger-');

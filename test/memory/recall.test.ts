@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { assertControlSafe, ftsTerms, Provenance } from '../../src/memory/recall.js';
-import { TrustViolation } from '../../src/trust.js';
+import { TrustViolation } from '../../src/base/trust.js';
 import { escalatingSession, writeSession, useTempIndex } from './helpers.js';
 
 const ctx = useTempIndex();

@@ -19,7 +19,7 @@ import { initRoot } from '../../src/runtime/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { MAIN_JS } from '../daemon/spawn.js';
 
-const LOG_JS = fileURLToPath(new URL('../../dist/src/log.js', import.meta.url));
+const LOG_JS = fileURLToPath(new URL('../../dist/src/base/log.js', import.meta.url));
 const haveScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!haveScript) console.warn('util-linux `script` not found: skipping the terminal hangup checks');
 

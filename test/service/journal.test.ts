@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/runtime/init.js';
-import { journalPriority } from '../../src/log-journal.js';
+import { journalPriority } from '../../src/base/log-journal.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { devIno, startDaemonToFile } from './daemon-file.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { logDestination, logFormat } from '../../src/log.js';
+import { logDestination, logFormat } from '../../src/base/log.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { MAIN_JS } from '../daemon/spawn.js';
@@ -77,7 +77,7 @@ describe('log lines for a person at a terminal', () => {
   if (!haveScript) console.warn('util-linux `script` not found: skipping the daemon-on-a-terminal check');
 
   it('a logger whose stdout is not a terminal never loads pino-pretty (the daemon under systemd does not pay for it)', () => {
-    const logJs = fileURLToPath(new URL('../../dist/src/log.js', import.meta.url));
+    const logJs = fileURLToPath(new URL('../../dist/src/base/log.js', import.meta.url));
     const probe = `import { createLogger } from ${JSON.stringify(logJs)}; import { createRequire } from 'node:module';
       createLogger({ to: 'stdout' }).info('hello');
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('pino-pretty'));

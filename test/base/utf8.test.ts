@@ -1,7 +1,7 @@
 // Strict UTF-8 (issue 14 item 9): the offset of the first ill-formed byte, agreeing with the
 // WHATWG fatal decoder on every input, including random bytes.
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8Strict, firstInvalidUtf8 } from '../src/utf8.js';
+import { decodeUtf8Strict, firstInvalidUtf8 } from '../../src/base/utf8.js';
 
 const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const valid = (b: Uint8Array) => {
