@@ -153,7 +153,7 @@ export function parseJsonStrict(text: string): StrictJson {
     const before = text.slice(0, err.at);
     const line = before.split('\n').length;
     const column = err.at - before.lastIndexOf('\n');
-    const what = text.trim() === '' ? 'it is empty, not JSON' : `it is not valid JSON: ${err.what}`;
+    const what = text.trim() === '' ? 'it is empty, not JSON' : `it is not JSON: ${err.what}`;
     return { problem: `${what} (at line ${line}, column ${column})`, line, column };
   }
   if (dups.length > 0) return { duplicates: dups };

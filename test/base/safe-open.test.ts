@@ -210,7 +210,7 @@ describe('parseJsonQuiet', () => {
     const r = parseJsonQuiet('root:$y$j9T$secrethash:19000:0:99999:7:::\n');
     expect('problem' in r && r.problem).toMatch(/line 1, column 1/);
     expect(JSON.stringify(r)).not.toContain('secret');
-    expect(parseJsonQuiet('{"a":\n 1,\n x}')).toEqual({ problem: 'it is not valid JSON: a key in quotes was expected (at line 3, column 2)' });
+    expect(parseJsonQuiet('{"a":\n 1,\n x}')).toEqual({ problem: 'it is not JSON: a key in quotes was expected (at line 3, column 2)' });
     expect(parseJsonQuiet('{"effect": "destructive",\n "effect": "read_only"}')).toEqual({ problem: 'key "effect" appears twice, at line 1 and again at line 2; JSON keeps only the last' });
     expect(parseJsonQuiet('{"a": [1]}')).toEqual({ value: { a: [1] } });
   });
