@@ -303,25 +303,45 @@ describe('manifests that load but should not (pico manifests check)', () => {
 });
 
 describe('crash and recovery (real daemon)', () => {
+  /** The pid of the worker recorded now that is not among `seen` (a new worker), polled every 2 ms. */
+  const nextWorker = (root: string, seen: Set<number>) => until('a new worker to be recorded', () => {
+    try {
+      const pid = Number(readFileSync(join(root, 'sessions', '.daemon', 'worker'), 'utf8').split('\n')[0]);
+      return pid > 0 && !seen.has(pid) ? pid : null;
+    } catch {
+      return null;
+    }
+  }, 20_000, 2);
+
   it('a worker SIGKILLed before READY is replaced: the daemon becomes ready and answers, every round', async () => {
     for (let round = 0; round < 3; round++) {
       const root = tempRoot('pico-doors-crash-');
       initRoot(root);
-      const pidFile = join(root, 'sessions', '.daemon', 'worker');
       const d = startDaemon(root);
-      const pid = await until('the first worker to be recorded', () => {
-        try {
-          return Number(readFileSync(pidFile, 'utf8').split('\n')[0]) || null;
-        } catch {
-          return null;
-        }
-      }, 20_000, 2);
-      process.kill(pid, 'SIGKILL');
+      process.kill(await nextWorker(root, new Set()), 'SIGKILL');
+      const failed = await d.waitFor((l) => l.event === 'worker_start_failed', 20_000);
+      expect(failed.attempt).toBe(1);
       await d.waitFor((l) => l.event === 'ready', 30_000);
       await answersFreshJob(d, root);
       await stop(d);
     }
   }, 180_000);
+
+  it('a worker that keeps dying before READY stops the daemon after the last try, with the reason (exit 1: systemd restarts it)', async () => {
+    const root = tempRoot('pico-doors-crash-loop-');
+    initRoot(root);
+    const d = startDaemon(root);
+    const seen = new Set<number>();
+    for (let i = 0; i < 5; i++) {
+      const pid = await nextWorker(root, seen);
+      seen.add(pid);
+      process.kill(pid, 'SIGKILL');
+    }
+    expect(await d.exited).toBe(1);
+    const fatal = d.lines.find((l) => l.event === 'failed' && l.level === 60);
+    expect(String(fatal?.msg)).toMatch(/died before it was ready 5 times in a row \(.*killed by SIGKILL/);
+    expect(d.lines.some((l) => l.event === 'ready')).toBe(false);
+  }, 60_000);
 });
 
 describe('terminal injection', () => {
