@@ -7,7 +7,8 @@
  * inodes shows in status, and ledger text never drives a terminal.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { userName } from '../../src/base/user-name.js';
@@ -15,6 +16,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { tempDir } from '../helpers/temp.js';
+import { tmpfsProbe } from '../helpers/tmpfs.js';
 import { until } from '../helpers/until.js';
 import { goodJob, tempRoot } from './helpers.js';
 import { pico, startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
@@ -342,6 +344,73 @@ describe('crash and recovery (real daemon)', () => {
     expect(String(fatal?.msg)).toMatch(/died before it was ready 5 times in a row \(.*killed by SIGKILL/);
     expect(d.lines.some((l) => l.event === 'ready')).toBe(false);
   }, 60_000);
+});
+
+/** GET path over the API's unix socket: status code and parsed body. */
+function getOverSocket(socketPath: string, path: string): Promise<{ code: number; body: Record<string, unknown> }> {
+  return new Promise((ok, fail) => {
+    const req = request({ socketPath, path, method: 'GET' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => ok({ code: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+describe('a pause for inodes shows (real daemon, real tmpfs)', () => {
+  it.skipIf(tmpfsProbe !== null)('with free bytes but no free inodes, status.json, pico status and /health say paused; freeing inodes runs the job', async () => {
+    const base = tempDir('pico-doors-inodes-');
+    const mnt = join(base, 'mnt');
+    mkdirSync(mnt);
+    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,nr_inodes=3000,mode=0700', 'tmpfs', mnt], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    try {
+      const root = join(mnt, 'root');
+      mkdirSync(join(root, 'sessions', 'inbox'), { recursive: true, mode: 0o700 });
+      initRoot(root);
+      const socket = join(base, 'api.sock');
+      writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', listen: `unix:${socket}` }));
+      const d = startDaemon(root);
+      await d.waitFor((l) => l.event === 'ready');
+      await answersFreshJob(d, root); // a worker was up once; it may idle away
+      const staged = join(root, 'staged-job.json');
+      writeFileSync(staged, JSON.stringify(goodJob('interactive')));
+      // use up every inode left, keeping the bytes free
+      const filler = join(mnt, 'filler');
+      mkdirSync(filler);
+      for (let i = 0; ; i++) {
+        try {
+          writeFileSync(join(filler, String(i)), '');
+        } catch (err) {
+          expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+          break;
+        }
+      }
+      expect(statfsSync(mnt).bavail).toBeGreaterThan(1000);
+      const id = '20261202-000000-0123456789ab';
+      renameSync(staged, join(root, 'sessions', 'inbox', `${id}.json`)); // a rename needs no new inode
+      await d.waitFor((l) => l.event === 'paused', 30_000);
+      const paused = await until('status.json to say paused', () => {
+        const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { paused?: { code: string } | null } };
+        return s.status.paused ?? null;
+      }, 20_000, 200);
+      expect(paused.code).toBe('ENOSPC');
+      expect(pico(['status', '--root', root]).stdout).toMatch(/paused: +ENOSPC/);
+      const h = await getOverSocket(socket, '/health');
+      expect(h.code).toBe(503);
+      expect(h.body.paused).toMatchObject({ code: 'ENOSPC' });
+      rmSync(filler, { recursive: true, force: true });
+      await d.waitFor(finished(id), 30_000);
+      await until('status.json to say the pause is over', () => {
+        const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { paused?: unknown } };
+        return s.status.paused == null;
+      }, 20_000, 200);
+      await stop(d);
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+    }
+  }, 120_000);
 });
 
 describe('terminal injection', () => {
