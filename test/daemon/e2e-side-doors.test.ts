@@ -226,6 +226,27 @@ describe('gc reaches nothing outside the root', () => {
   }, 60_000);
 });
 
+describe('report walks follow nothing', () => {
+  it('a FIFO or a symlink as a session\'s ledger is skipped and named; the report neither hangs nor reads through the link', async () => {
+    const root = tempRoot('pico-doors-report-');
+    initRoot(root);
+    const outside = tempDir('pico-doors-report-outside-');
+    writeFileSync(join(outside, 'events.jsonl'), 'secret-ledger-text\n');
+    const a = join(root, 'sessions', '20261202-000001-aaaaaaaaaaaa');
+    const b = join(root, 'sessions', '20261202-000002-bbbbbbbbbbbb');
+    mkdirSync(a, { mode: 0o700 });
+    mkdirSync(b, { mode: 0o700 });
+    execFileSync('mkfifo', [join(a, 'events.jsonl')]);
+    symlinkSync(join(outside, 'events.jsonl'), join(b, 'events.jsonl'));
+    const r = pico(['report', '--root', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('secret-ledger-text');
+    const skipped = (JSON.parse(r.stdout) as { ledgers: { skipped_list: { session: string; reason: string }[] } }).ledgers.skipped_list;
+    expect(skipped.find((x) => x.session.endsWith('aaaaaaaaaaaa'))?.reason).toMatch(/FIFO/);
+    expect(skipped.find((x) => x.session.endsWith('bbbbbbbbbbbb'))?.reason).toMatch(/symlink/);
+  }, 60_000);
+});
+
 /** A root whose manifests the attack changed; `pico manifests check`'s exit and output. */
 function checkManifests(change: (root: string) => void): { code: number | null; out: string } {
   const root = tempRoot('pico-doors-man-');
