@@ -23,7 +23,6 @@ import { pico, startDaemon, type LogLine, type RunningDaemon } from './spawn.js'
 
 const isRoot = process.geteuid?.() === 0;
 const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
-const NOBODY = 65534;
 
 const events = (root: string, id: string) => readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
 const finished = (id: string) => (l: LogLine) => l.event === 'finished' && l.session === id;
