@@ -87,14 +87,22 @@ function usersOfGroup(gid: number): number[] {
   return out;
 }
 
+const mtimeOf = (f: string): number => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+/** the last rules made, kept while the root folder and the user databases are unchanged (a listing asks per file) */
+let lastRules: { key: string; rules: RootRules } | null = null;
+
 /** The rules `root` sets for what may be read under it. */
 export function rootRules(root: string): RootRules {
   const abs = resolve(root);
   const st = statSync(abs); // the root itself is the operator's choice and may be reached through a link
+  const key = `${abs}\0${st.dev}:${st.ino}:${st.uid}:${st.gid}:${st.mode}:${mtimeOf('/etc/passwd')}:${mtimeOf('/etc/group')}`;
+  if (lastRules?.key === key) return lastRules.rules;
   const admitted = new Set<number>([st.uid, 0, ...usersOfGroup(st.gid)]);
   const me = process.geteuid?.();
   if (me !== undefined) admitted.add(me);
-  return { root: abs, dev: st.dev, mode: st.mode, admitted };
+  const rules = { root: abs, dev: st.dev, mode: st.mode, admitted };
+  lastRules = { key, rules };
+  return rules;
 }
 
 /** `path` (absolute, or relative to the root) as names below the root; throws when it leads out. */
@@ -259,11 +267,19 @@ export interface PlantedFile {
   mtimeMs: number;
 }
 
+/** A planted file opened and checked: its descriptor (the caller closes it) and what fstat said. */
+export interface OpenedFile {
+  path: string;
+  fd: number;
+  stat: Stats;
+}
+
 /**
- * Read the file at `path` (absolute under the root, or relative to it) through every check above,
- * or null when it (or a folder on the way) does not exist. Throws UnsafeFileError on a refusal.
+ * Open the file at `path` (absolute under the root, or relative to it) through every check above,
+ * or null when it (or a folder on the way) does not exist. The caller closes `fd`. Throws
+ * UnsafeFileError on a refusal.
  */
-export function readPlanted(rules: RootRules, path: string, opts: ReadOptions): PlantedFile | null {
+export function openPlanted(rules: RootRules, path: string, opts: ReadOptions): OpenedFile | null {
   const names = namesBelow(rules, path);
   if (names.length === 0) throw new UnsafeFileError(rules.root, 'not_regular', 'is the root folder, not a file', 'name a file under the root');
   const file = display(rules, names);
@@ -301,11 +317,27 @@ export function readPlanted(rules: RootRules, path: string, opts: ReadOptions): 
       throw new UnsafeFileError(file, 'mode', `the ${what} is ${loose & 0o002 ? 'world' : 'group'}-writable (mode ${(st.mode & 0o777).toString(8)}) and the root's mode ${(rules.mode & 0o777).toString(8)} does not allow that`, `chmod go-w ${file}, or write it again with pico`, st.uid);
     }
     if (st.size > opts.maxBytes) throw new UnsafeFileError(file, 'size', `the ${what} is ${st.size} bytes, over its cap of ${opts.maxBytes}`, 'write a smaller file', st.uid);
-    const bytes = readAll(fd, opts.maxBytes, file, what, st.uid);
-    return { path: file, bytes, uid: st.uid, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs };
+    const opened = { path: file, fd, stat: st };
+    fd = null; // the caller's now
+    return opened;
   } finally {
     if (fd !== null) closeSync(fd);
     closeSync(dirFd);
+  }
+}
+
+/**
+ * Read the file at `path` (absolute under the root, or relative to it) through every check above,
+ * or null when it (or a folder on the way) does not exist. Throws UnsafeFileError on a refusal.
+ */
+export function readPlanted(rules: RootRules, path: string, opts: ReadOptions): PlantedFile | null {
+  const f = openPlanted(rules, path, opts);
+  if (f === null) return null;
+  try {
+    const bytes = readAll(f.fd, opts.maxBytes, f.path, opts.what ?? 'file', f.stat.uid);
+    return { path: f.path, bytes, uid: f.stat.uid, mode: f.stat.mode & 0o7777, mtimeMs: f.stat.mtimeMs };
+  } finally {
+    closeSync(f.fd);
   }
 }
 
