@@ -28,7 +28,7 @@
  * A session stopped at a destructive step (outcome `waiting`) leaves the
  * queue for the waiting list (src/approval/waiting.ts), also at start, and is
  * requeued once its decision file appears. A cancel (`pico cancel`:
- * sessions/<id>/cancel.json, src/jobs/) is looked for with the decisions: a
+ * sessions/<id>/cancel.json, cancel-file.ts) is looked for with the decisions: a
  * job not begun is closed by its result file; the running one stops after
  * its step, as at shutdown, and runs once more to close (outcome `cancelled`).
  * This file owns ordering and bookkeeping; each transition lives in its own
@@ -57,7 +57,7 @@ import type { StepProgress } from './worker-protocol.js';
 import { WaitingList, waitingOn } from '../approval/waiting.js';
 import type { DaemonObserver, IdleTask } from './observer.js';
 import type { DaemonSettings } from './settings.js';
-import { cancelReason, cancelRequested, readCancelRequest, writeCancelledResult, type CancelRequest } from '../jobs/cancel-file.js';
+import { cancelReason, cancelRequested, readCancelRequest, writeCancelledResult, type CancelRequest } from './cancel-file.js';
 
 /** How often the daemon looks for decisions on sessions that wait for approval (a stat each). */
 const APPROVAL_POLL_MS = 1_000;
@@ -561,7 +561,7 @@ class Daemon {
   }
 
   /**
-   * Carry out the cancel requests (sessions/<id>/cancel.json, src/jobs/cancel-file.ts) of the
+   * Carry out the cancel requests (sessions/<id>/cancel.json, src/daemon/cancel-file.ts) of the
    * jobs this daemon holds, a stat per job: a queued job that never began is closed by its
    * result file; one handed to the worker is taken back first; the running one stops after its
    * current step (as at shutdown) and is then run once more to close it; one waiting for
