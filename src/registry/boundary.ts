@@ -23,7 +23,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { COMMAND_DIRS } from '../runtime/settings.js';
+import { COMMAND_DIRS } from './settings.js';
 import { bestLevel, type HostView } from '../world/host-view.js';
 import { type IsolationLevel, meetsLevel } from '../world/levels.js';
 import { embedsPlaceholder, interpreterArgv, placeholder } from './argv-grammar.js';

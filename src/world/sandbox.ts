@@ -38,7 +38,7 @@ import { access, chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'no
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORLD_SANDBOX_UID } from '../runtime/settings.js';
+import { WORLD_SANDBOX_UID } from './settings.js';
 import { expectedLimits, parseLimits } from './limits.js';
 import { type IsolationLevel, meetsLevel } from './levels.js';
 import { runningAsRoot, wrapArgv } from './wrap.js';

@@ -29,7 +29,7 @@
  * delivers what, and run.ts runs the result.
  */
 import { lstatSync, readlinkSync } from 'node:fs';
-import { WORLD_SYSTEM_PATHS } from '../runtime/settings.js';
+import { WORLD_SYSTEM_PATHS } from './settings.js';
 import { limitArgv } from './limits.js';
 import type { HostView } from './host-view.js';
 import type { WorldCapabilities } from './sandbox.js';
