@@ -9,7 +9,7 @@
  * at once),
  * stdin closed after the input, and whatever isolation the machine offers
  * (`sandbox.ts`: no network, read-only outside the writable paths, a private
- * process tree), less what a run's `hostView` opens (host-view.ts). A hang, a flood or a grandchild that keeps the pipes open
+ * process tree), less what a run's `hostView` opens (registry/host-view.ts). A hang, a flood or a grandchild that keeps the pipes open
  * never leaves the caller waiting: after the first process exits the group is
  * swept with SIGKILL, and pipes still open after the grace are destroyed.
  * (Under the unshare wrapper the SIGTERM reaches only `unshare`, which holds
@@ -28,7 +28,7 @@ import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type HostView, openedBy, runLevel } from './host-view.js';
+import { type HostView, openedBy, runLevel } from '../registry/host-view.js';
 import { type IsolationLevel, meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
 import { wrapArgv } from './wrap.js';
 
@@ -46,7 +46,7 @@ export interface WorldRequest {
   signal?: AbortSignal;
   /** paths that stay writable when the filesystem is read-only; default [cwd] */
   writable?: string[];
-  /** what of the host this run sees as the host does (a tool's `host_view`, host-view.ts); it lowers the run's level; default nothing */
+  /** what of the host this run sees as the host does (a tool's `host_view`, registry/host-view.ts); it lowers the run's level; default nothing */
   hostView?: readonly HostView[];
   /** the least isolation this program may run under; a lower run level = not run (cause says why) */
   requires?: IsolationLevel;

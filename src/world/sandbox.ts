@@ -30,7 +30,7 @@
  * unit with RestrictNamespaces=yes) the level falls to "none".
  *
  * The level is the machine's; a tool that must see part of the host
- * (`host_view`, host-view.ts) runs at a lower level of its own, and run.ts
+ * (`host_view`, registry/host-view.ts) runs at a lower level of its own, and run.ts
  * reports that one.
  */
 import { execFile } from 'node:child_process';
@@ -40,10 +40,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORLD_SANDBOX_UID } from './settings.js';
 import { expectedLimits, parseLimits } from './limits.js';
-import { type IsolationLevel, meetsLevel } from './levels.js';
+import { type IsolationLevel, meetsLevel } from '../registry/levels.js';
 import { runningAsRoot, wrapArgv } from './wrap.js';
 
-export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from './levels.js';
+export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from '../registry/levels.js';
 
 export type LimitName = 'cpu' | 'memory' | 'processes' | 'fileSize';
 

@@ -19,7 +19,7 @@
  * then clears the capability bounding set before the program runs, so the
  * remounts cannot be undone; it cannot hide host paths (level "partial").
  *
- * A run's `hostView` (a tool's `host_view`, host-view.ts) opens exactly what
+ * A run's `hostView` (a tool's `host_view`, registry/host-view.ts) opens exactly what
  * it names and keeps the rest, with either wrapper: "fs" binds the host's
  * tree read-only instead of the new root (unshare shows it anyway); "pid"
  * keeps the host's pid namespace and binds its /proc read-only instead of a
@@ -31,7 +31,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { WORLD_SYSTEM_PATHS } from './settings.js';
 import { limitArgv } from './limits.js';
-import type { HostView } from './host-view.js';
+import type { HostView } from '../registry/host-view.js';
 import type { WorldCapabilities } from './sandbox.js';
 
 export interface Confinement {
