@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from '../../bench/types.js';
 import { runInWorld, KILL_GRACE_MS } from './run.js';
-import { ISOLATION_ORDER, NO_ISOLATION, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import type { WorldCapabilities } from './capabilities.js';
+import { ISOLATION_ORDER, NO_ISOLATION, worldCapabilities } from './sandbox.js';
 
 const NONE = NO_ISOLATION;
 

@@ -8,4 +8,5 @@ export { runInWorld, KILL_GRACE_MS, STDERR_CAP } from './run.js';
 export type { WorldRequest, WorldResult } from './shapes.js';
 export { makeWorkDir } from './workdir.js';
 export { worldEnv, WORLD_PATH } from './env.js';
-export { NO_ISOLATION, worldCapabilities, type IsolationLevel, type WorldCapabilities } from './sandbox.js';
+export { NO_ISOLATION, worldCapabilities, type IsolationLevel } from './sandbox.js';
+export type { WorldCapabilities } from './capabilities.js';

@@ -29,7 +29,8 @@ import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
 import { openedBy, runLevel } from '../registry/host-view.js';
-import { meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import type { WorldCapabilities } from './capabilities.js';
+import { meetsLevel, worldCapabilities } from './sandbox.js';
 import type { WorldRequest, WorldResult } from './shapes.js';
 import { wrapArgv } from './wrap.js';
 

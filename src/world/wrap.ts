@@ -32,7 +32,7 @@ import { lstatSync, readlinkSync } from 'node:fs';
 import { WORLD_SYSTEM_PATHS } from './settings.js';
 import { limitArgv } from './limits.js';
 import type { HostView } from '../registry/host-view.js';
-import type { WorldCapabilities } from './sandbox.js';
+import type { WorldCapabilities } from './capabilities.js';
 
 export interface Confinement {
   writable: readonly string[];

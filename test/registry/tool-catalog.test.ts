@@ -8,7 +8,8 @@ import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
 import { ProviderError } from '../../src/adapters/types.js';
-import { NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { NO_ISOLATION } from '../../src/world/sandbox.js';
 import type { HostView } from '../../src/registry/host-view.js';
 import { wrapArgv } from '../../src/world/wrap.js';
 import { makeRoot, put, REPO } from '../helpers/root.js';

@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { WORLD_LIMITS } from '../../src/world/settings.js';
 import { runInWorld } from '../../src/world/run.js';
 import type { WorldRequest } from '../../src/world/shapes.js';
-import { type WorldCapabilities, worldCapabilities } from '../../src/world/sandbox.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { worldCapabilities } from '../../src/world/sandbox.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
 import { pidsWith, tempDir } from './helpers.js';
 
