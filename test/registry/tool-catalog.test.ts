@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/load.js';
+import type { ManifestIssue } from '../../src/registry/boundary.js';
+import { loadRoot, ManifestError } from '../../src/registry/load.js';
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
 import { ProviderError } from '../../src/adapters/types.js';
