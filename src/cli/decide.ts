@@ -5,7 +5,7 @@
  *
  * The command checks that the session's ledger holds an open
  * `approval_requested` for the step (STEP may be left out when exactly one
- * waits), then writes the decision file (decisions.ts) with the OS user and
+ * waits), then writes the decision file (src/approval/decisions.ts) with the OS user and
  * the time. It never appends to the ledger: the daemon's worker is its one
  * writer, and turns the file into `approval_granted` / `approval_denied` when
  * it resumes the session. Exit 0 on a decision written, 2 for a mistake (no

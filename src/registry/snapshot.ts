@@ -15,7 +15,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import { folderSource, type ManifestIssue, type ManifestSource } from './load.js';
+import type { ManifestIssue } from './boundary.js';
+import { folderSource, type ManifestSource } from './load.js';
 
 export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks'] as const;
 
