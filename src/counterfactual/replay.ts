@@ -17,7 +17,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderError, type ProviderAdapter } from '../adapters/types.js';
+import { ProviderError, type ProviderAdapter } from '../runtime/provider.js';
 import { resolveWeightsPath } from '../adapters/gguf-weights.js';
 import { BlobStore } from '../ledger/blobs.js';
 import type { EventOf, LedgerEvent } from '../ledger/events.js';
@@ -29,7 +29,7 @@ import { Budget } from '../runtime/budget.js';
 import type { HeldFact } from '../runtime/fold.js';
 import { parseJob } from '../runtime/job.js';
 import type { PolicyOverride } from '../runtime/policy.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../root/runtime.js';
 import { runStep, type StepContext } from '../runtime/step.js';
 
 export const NOT_CORRECTNESS = 'a pass means the output passed the validation ladder; it is not correctness, except on steps marked level-4 (a cross-check or extractive spans re-derive the value from the input)';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { EventOf, Measurement } from '../ledger/events.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
-import type { ProviderAdapter } from '../adapters/types.js';
+import type { ProviderAdapter } from './provider.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { weakest } from '../base/trust.js';
 import { Budget } from './budget.js';

@@ -14,8 +14,8 @@
  * destructive tool runs only after `approval_requested` and a person's grant
  * (StepContext.approval); with no decision yet the step reports `waiting`.
  */
-import type { ProviderAdapter } from '../adapters/types.js';
-import { ProviderError } from '../adapters/types.js';
+import type { ProviderAdapter } from './provider.js';
+import { ProviderError } from './provider.js';
 import { digestBytes } from '../ledger/canonical.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { NewEvent } from '../ledger/events.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/load.js';
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
 import type { HostView } from '../../src/world/host-view.js';
 import { wrapArgv } from '../../src/world/wrap.js';

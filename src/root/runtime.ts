@@ -14,7 +14,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { createAdapters, disposeAdapters, type Adapters } from '../adapters/index.js';
-import type { ProviderAdapter } from '../adapters/types.js';
+import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
 import { systemClock, type Clock } from '../ledger/clock.js';
 import { lookupPlan } from '../agent/cache.js';
@@ -35,12 +35,12 @@ import { runTool } from '../tools/index.js';
 import { withProgress, type ProgressListener } from '../adapters/progress.js';
 import { isBuiltin } from '../world/builtin.js';
 import { makeWorkDir } from '../world/workdir.js';
-import type { Hook } from './hooks.js';
-import { parseJob, type Job } from './job.js';
-import { checkJobAgainstRegistry, describeProblems } from './job-check.js';
-import { runLoop, type LoopResult, type Measure } from './loop.js';
+import type { Hook } from '../runtime/hooks.js';
+import { parseJob, type Job } from '../runtime/job.js';
+import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
+import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
 import { decide, readApprovalSettings } from '../approval/decisions.js';
-import type { DirectInput, ToolRunner } from './step.js';
+import type { DirectInput, ToolRunner } from '../runtime/step.js';
 
 export type SessionResult = LoopResult;
 
