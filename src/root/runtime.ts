@@ -18,7 +18,10 @@ import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
 import { systemClock, type Clock } from '../ledger/clock.js';
 import { lookupPlan } from '../agent/cache.js';
-import { buildComposition, compositionHash, compositionText, type Composition } from '../ledger/composition.js';
+import { compactForModel } from '../agent/compact.js';
+import { agentPlanner } from '../agent/session-plan.js';
+import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
+import { buildComposition } from './composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
@@ -236,7 +239,7 @@ export class Runtime {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(closeReason ? { closeReason } : {}), ...(o.cancelled && o.closeReason ? { cancelled: true } : {}),
-      playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
+      planner: agentPlanner(this.playbooks), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
       ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
