@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileSchema, loadSchemaFile, runLadder } from '../ladder/index.js';
 import type { LadderResult } from '../ladder/types.js';
-import { scoreCase } from '../ladder/score.js';
+import { scoreCase } from '../eval/score.js';
 
 const options = {
   schema: { type: 'string' },

@@ -18,7 +18,7 @@
 import type { EvalCase } from './cases.js';
 import { extractAnswer, ladderAnswer, LIVE_ONLY, MAX_RETRIES, rawAnswer, type Mode, type ModeAnswer } from './modes.js';
 import { renderCase, renderRetry, type Messages, type PromptVariant } from './prompt.js';
-import { isRight } from '../ladder/score.js';
+import { isRight } from './score.js';
 
 export type Purpose = 'free' | 'retry-1' | 'retry-2' | 'grammar';
 

@@ -31,7 +31,7 @@ import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
 import { Registry } from '../registry/registry.js';
-import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from '../registry/snapshot.js';
+import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from './snapshot.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
