@@ -22,7 +22,7 @@ import { resolveWeightsPath } from '../adapters/gguf-weights.js';
 import { BlobStore } from '../ledger/blobs.js';
 import type { EventOf, LedgerEvent } from '../ledger/events.js';
 import { Ledger, readLedger } from '../ledger/ledger.js';
-import { crossChecks } from '../ladder/crosschecks/index.js';
+import { crossChecks } from '../crosschecks/index.js';
 import { schemaFeatures } from '../ladder/schemas.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { Budget } from '../runtime/budget.js';

@@ -22,6 +22,8 @@ import { compactForModel } from '../agent/compact.js';
 import { agentPlanner } from '../agent/session-plan.js';
 import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import { buildComposition } from './composition.js';
+// loading the cross-checks puts them in the ladder's level-4 table (src/ladder/crosschecks.ts)
+import '../crosschecks/index.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
