@@ -24,8 +24,8 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { COMMAND_DIRS } from '../runtime/settings.js';
-import { bestLevel, type HostView } from '../world/host-view.js';
-import { type IsolationLevel, meetsLevel } from '../world/levels.js';
+import { bestLevel, type HostView } from './host-view.js';
+import { type IsolationLevel, meetsLevel } from './levels.js';
 import { embedsPlaceholder, interpreterArgv, placeholder } from './argv-grammar.js';
 import type { ManifestIssue } from './load.js';
 

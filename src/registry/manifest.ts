@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../base/ids.js';
-import { HOST_VIEWS } from '../world/host-view.js';
+import { HOST_VIEWS } from './host-view.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
 export { capabilityId, schemaId } from '../base/ids.js';

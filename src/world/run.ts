@@ -28,7 +28,7 @@ import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type HostView, openedBy, runLevel } from './host-view.js';
+import { type HostView, openedBy, runLevel } from '../registry/host-view.js';
 import { type IsolationLevel, meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
 import { wrapArgv } from './wrap.js';
 

@@ -40,10 +40,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORLD_SANDBOX_UID } from '../runtime/settings.js';
 import { expectedLimits, parseLimits } from './limits.js';
-import { type IsolationLevel, meetsLevel } from './levels.js';
+import { type IsolationLevel, meetsLevel } from '../registry/levels.js';
 import { runningAsRoot, wrapArgv } from './wrap.js';
 
-export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from './levels.js';
+export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from '../registry/levels.js';
 
 export type LimitName = 'cpu' | 'memory' | 'processes' | 'fileSize';
 

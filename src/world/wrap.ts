@@ -31,7 +31,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { WORLD_SYSTEM_PATHS } from '../runtime/settings.js';
 import { limitArgv } from './limits.js';
-import type { HostView } from './host-view.js';
+import type { HostView } from '../registry/host-view.js';
 import type { WorldCapabilities } from './sandbox.js';
 
 export interface Confinement {

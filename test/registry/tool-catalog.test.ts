@@ -9,7 +9,7 @@ import { toolManifestSchema, type ToolManifest } from '../../src/registry/manife
 import { buildArgv } from '../../src/tools/args.js';
 import { ProviderError } from '../../src/runtime/provider.js';
 import { NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
-import type { HostView } from '../../src/world/host-view.js';
+import type { HostView } from '../../src/registry/host-view.js';
 import { wrapArgv } from '../../src/world/wrap.js';
 import { makeRoot, put, REPO } from '../helpers/root.js';
 
