@@ -13,7 +13,7 @@
  * parsing time is not counted. A provider fault on a call (timeout, empty
  * output, output too long) is that call's refusal, with its message; a fault
  * on the very first call of a run means the provider cannot run at all, and
- * the run stops with that message. Scoring is src/ladder/score.ts, the table table.ts.
+ * the run stops with that message. Scoring is src/eval/score.ts, the table table.ts.
  */
 import type { EvalCase } from './cases.js';
 import { extractAnswer, ladderAnswer, LIVE_ONLY, MAX_RETRIES, rawAnswer, type Mode, type ModeAnswer } from './modes.js';
