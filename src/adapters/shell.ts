@@ -27,7 +27,7 @@ import type { ManifestOfKind } from '../registry/manifest.js';
 import { abortReason, stderrExcerpt } from '../world/shapes.js';
 import { argvFiles } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from '../runtime/provider.js';
 
 type ShellManifest = ManifestOfKind<'shell'>;
 

@@ -74,7 +74,7 @@ async function closeHere(root: string, j: JobInfo): Promise<CancelOutcome> {
     return { ok: true, id: j.id, was: j.state, how: 'closed', outcome: 'cancelled', answer: null, result, step: null };
   }
   // it began under an earlier daemon: the runtime closes it as the daemon would (remaining steps not run)
-  const { openRuntime } = await import('../runtime/runtime.js');
+  const { openRuntime } = await import('../root/runtime.js');
   const runtime = await openRuntime(root, { log: pino({ level: 'silent' }) });
   try {
     const r = await runtime.runSession(j.id, { closeReason: cancelReason(req), cancelled: true });

@@ -12,7 +12,7 @@
  * It deliberately does not write the ledger, store blobs or reduce the output:
  * the runtime does that with the `ToolRun` returned here.
  */
-import { ProviderError } from '../adapters/types.js';
+import { ProviderError } from '../runtime/provider.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { argvFiles, declaredPaths } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';

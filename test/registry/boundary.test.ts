@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ManifestIssue } from '../../src/registry/boundary.js';
 import { loadRoot, ManifestError } from '../../src/registry/load.js';
-import { PACKAGE_DIR } from '../../src/runtime/runtime.js';
+import { PACKAGE_DIR } from '../../src/root/runtime.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeMiniRoot } from './registry.test.js';
 

@@ -8,7 +8,7 @@ import type { ManifestIssue } from '../../src/registry/boundary.js';
 import { loadRoot, ManifestError } from '../../src/registry/load.js';
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import type { WorldCapabilities } from '../../src/world/capabilities.js';
 import { NO_ISOLATION } from '../../src/world/sandbox.js';
 import type { HostView } from '../../src/registry/host-view.js';
