@@ -23,7 +23,7 @@
  * nothing a session, a tool or another user plants can approve a step.
  *
  * It does not run steps, resume sessions or parse arguments (the runtime,
- * the daemon and src/approval/cli.ts do).
+ * the daemon and src/cli/decide.ts do).
  */
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -16,7 +16,10 @@
  * (src/base/safe-open.ts): a symlink, a FIFO, a hard link, a file of a user
  * the root does not admit or one writable beyond the root's mode is no
  * request (refusedCancel says why), and reading never blocks. This module
- * reads and writes those two files; it does not decide when to cancel.
+ * reads and writes those two files; it does not decide when to cancel. It
+ * lives with the daemon, which reads the request, so that the command's side
+ * (src/jobs/cancel.ts) imports it from below and the daemon never imports
+ * src/jobs/.
  */
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
