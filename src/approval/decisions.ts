@@ -130,6 +130,17 @@ export function readDecision(sessionDir: string, step: string): Decision | null 
   return { ...parsed, by: ownerName(f.uid) };
 }
 
+/** True when the step has a decision file that is honoured (or damaged: writeDecision says so); a refused one decides nothing. */
+export function isDecided(sessionDir: string, step: string): boolean {
+  try {
+    return readDecision(sessionDir, step) !== null;
+  } catch (err) {
+    if (err instanceof DecisionRefused) return false;
+    if (err instanceof ApprovalError) return true;
+    throw err;
+  }
+}
+
 /** Why a step's decision file is refused, or null when there is none or it is honoured (or damaged: ApprovalError's). */
 export function refusedDecision(sessionDir: string, step: string): DecisionRefused | null {
   try {

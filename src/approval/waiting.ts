@@ -22,6 +22,8 @@ export interface WaitingSession {
   step: string;
   tool: string | null;
   since: string;
+  /** why the decision file there is refused (the session still waits), when one is */
+  refused?: string;
 }
 
 /** The approval a session on disk waits for (its ledger's open request with no decision yet), or null. */
@@ -79,6 +81,7 @@ export class WaitingList {
     const key = `${w.session}\0${w.step}\0${r.file}\0${r.reason}`;
     if (this.told.has(key)) return;
     this.told.add(key);
+    w.refused = r.message;
     this.onRefused(w, r);
   }
 

@@ -55,7 +55,7 @@ export interface DaemonStatus {
   /** set while sessions wait because the disk refused a write (a full disk, an I/O error) */
   paused?: { code: string; reason: string; fix: string; since: string; retry_in_ms: number } | null;
   /** sessions stopped at a destructive step until a person runs pico approve / pico deny */
-  waiting?: { session: string; step: string; tool: string | null; since: string }[];
+  waiting?: { session: string; step: string; tool: string | null; since: string; refused?: string }[];
 }
 
 const RECENT = 10;

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { userName } from '../../src/base/user-name.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { tmpfsProbe } from '../helpers/tmpfs.js';
 import { until } from '../helpers/until.js';
@@ -120,6 +120,10 @@ describe('only a person approves (real daemon)', () => {
       return w.length === 5 ? w : null;
     }, 10_000);
     expect(status).toEqual([...ids].sort());
+    const shown = (JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { waiting: { session: string; refused?: string }[] } }).status.waiting;
+    expect(shown.find((w) => w.session === other)?.refused).toMatch(/uid 65534/);
+    // the FIFO cancel.json is no request either, and says so
+    expect((await d.waitFor((x) => x.event === 'cancel_refused' && x.session === fifo, 10_000)).reason).toBe('not_regular');
 
     // a person's decision still works once the planted link is gone, and names the file's owner
     unlinkSync(decision(link));
