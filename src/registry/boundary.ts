@@ -26,7 +26,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { COMMAND_DIRS } from './settings.js';
 import { bestLevel, type HostView } from './host-view.js';
 import { type IsolationLevel, meetsLevel } from './levels.js';
-import { embedsPlaceholder, interpreterArgv, placeholder } from './argv-grammar.js';
+import { embedsPlaceholder, interpreterArgv, placeholder } from '../base/argv-grammar.js';
 
 /** One problem of a manifest file: where it is (file, key path), what is wrong, and the fix. load.ts collects them. */
 export interface ManifestIssue {

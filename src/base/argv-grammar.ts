@@ -2,10 +2,11 @@
  * The argv grammar of tool and shell manifests: which elements are
  * placeholders, and where an interpreter's code sits.
  *
- * Why one owner: the load-time boundary rules (boundary.ts), the argument
- * filler (tools/args.ts) and the world's list of files an argv names
+ * Why one owner: the load-time boundary rules (registry/boundary.ts), the
+ * argument filler (tools/args.ts) and the world's list of files an argv names
  * (world/readable.ts) must read an argv the same way, or an element one of
- * them calls literal could be filled by another.
+ * them calls literal could be filled by another. It lives in base/ because
+ * those three layers share it and it imports nothing.
  *
  *   "{name}"                       the checked argument, as one element
  *   "--opt={name}"                 the option with the value attached: still one
@@ -36,7 +37,7 @@
  * interpreter named anywhere with a code flag, and an argument in its code.
  *
  * It reads argv shapes and says where the hazards are; it fills nothing, and
- * the refusals (with file and fix) are boundary.ts's.
+ * the refusals (with file and fix) are registry/boundary.ts's.
  */
 
 const WHOLE = /^(--[A-Za-z0-9][A-Za-z0-9-]*=)?\{([A-Za-z_][A-Za-z0-9_]*)(\?)?\}$/;

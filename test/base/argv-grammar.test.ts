@@ -3,7 +3,7 @@
 // find -exec append. One check (argumentHazards) judges them all; literal code with the argument
 // as a positional parameter still passes behind any wrapper.
 import { describe, expect, it } from 'vitest';
-import { argumentHazards, interpreterArgv, programRuns } from '../../src/registry/argv-grammar.js';
+import { argumentHazards, interpreterArgv, programRuns } from '../../src/base/argv-grammar.js';
 
 const hazards = (argv: string[]) => argumentHazards(argv);
 const refused = (argv: string[]) => hazards(argv).length > 0;
