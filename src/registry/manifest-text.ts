@@ -29,20 +29,32 @@ export interface TextIssue {
 /** A manifest is a few kilobytes; a cap far above any real one. */
 export const MANIFEST_MAX_BYTES = 1024 * 1024;
 
+/** A manifest file that cannot be used as text: the reason (never its content) and the fix. */
+export class ManifestReadError extends Error {
+  override name = 'ManifestReadError';
+  constructor(message: string, readonly fix: string) {
+    super(message);
+  }
+}
+
 /**
- * The bytes of `file` (relative to the root, e.g. "manifests/tools/x.json") read through the one
- * safe path: no symlink followed on the way, a regular file of a permitted owner, within the cap.
- * Throws an Error whose message names the reason (never the content).
+ * The text of `file` (relative to the root, e.g. "manifests/tools/x.json") read through the one
+ * safe path — no symlink followed on the way, a regular file of a permitted owner, within the cap —
+ * and strictly UTF-8. Throws ManifestReadError naming the reason, never quoting the content.
  */
-export function readManifestBytes(root: string, file: string): Uint8Array {
+export function readManifestText(root: string, file: string): string {
+  let bytes: Uint8Array;
   try {
     const f = readPlanted(rootRules(root), file, { maxBytes: MANIFEST_MAX_BYTES, what: 'manifest' });
-    if (f === null) throw Object.assign(new Error(`${file} does not exist`), { code: 'ENOENT' });
-    return f.bytes;
+    if (f === null) throw new ManifestReadError('does not exist', 'add the file or remove its name from the folder');
+    bytes = f.bytes;
   } catch (err) {
-    if (err instanceof UnsafeFileError) throw new Error(err.message.slice(err.file.length + 2));
+    if (err instanceof UnsafeFileError) throw new ManifestReadError(err.message.slice(err.file.length + 2).replace(/; [^;]*$/, ''), err.fix);
     throw err;
   }
+  const d = decodeUtf8Strict(bytes);
+  if ('problem' in d) throw new ManifestReadError(`is not UTF-8: ${d.problem}`, 'save the manifest as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8`)');
+  return d.text;
 }
 
 /** Parse a manifest's text or bytes: its top-level object, or the issues (not UTF-8, not JSON, a key twice). */
@@ -55,7 +67,7 @@ export function manifestJson(file: string, content: string | Uint8Array): { valu
     text = d.text;
   }
   const r = parseJsonStrict(text);
-  if ('problem' in r) return { issues: [{ file, path: '', message: `is not valid JSON: ${r.problem}`, fix: 'fix the JSON syntax at that line and column' }] };
+  if ('problem' in r) return { issues: [{ file, path: '', message: `is not valid JSON: ${r.problem.replace(/^it is (not JSON: )?/, '')}`, fix: 'fix the JSON syntax at that line and column' }] };
   if ('duplicates' in r) {
     return { issues: r.duplicates.map((d) => ({ file, path: d.path, message: describeDuplicate(d), fix: `keep one "${d.key}" (JSON keeps only the last, which a reader of the file may not expect)` })) };
   }

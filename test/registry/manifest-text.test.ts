@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { duplicateId, manifestJson, mixedServing, readManifestBytes } from '../../src/registry/manifest-text.js';
+import { duplicateId, manifestJson, mixedServing, readManifestText } from '../../src/registry/manifest-text.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('manifestJson', () => {
@@ -24,19 +24,21 @@ describe('manifestJson', () => {
   });
 });
 
-describe('readManifestBytes', () => {
+describe('readManifestText', () => {
   it('reads a manifest under the root; refuses one that is a symlink out of it without quoting it', () => {
     const root = tempDir('pico-mt-');
     chmodSync(root, 0o700);
     mkdirSync(join(root, 'manifests', 'tools'), { recursive: true });
     writeFileSync(join(root, 'manifests', 'tools', 'a.json'), '{"a":1}');
-    expect(Buffer.from(readManifestBytes(root, 'manifests/tools/a.json')).toString()).toBe('{"a":1}');
+    expect(readManifestText(root, 'manifests/tools/a.json')).toBe('{"a":1}');
+    writeFileSync(join(root, 'manifests', 'tools', 'c.json'), Buffer.from('{"d": "caf\xe9"}', 'latin1'));
+    expect(() => readManifestText(root, 'manifests/tools/c.json')).toThrow(/is not UTF-8: byte offset 10/);
     const outside = join(tempDir('pico-mt-out-'), 'secret.json');
     writeFileSync(outside, 'secret-text');
     symlinkSync(outside, join(root, 'manifests', 'tools', 'b.json'));
-    expect(() => readManifestBytes(root, 'manifests/tools/b.json')).toThrow(/symlink/);
+    expect(() => readManifestText(root, 'manifests/tools/b.json')).toThrow(/symlink/);
     try {
-      readManifestBytes(root, 'manifests/tools/b.json');
+      readManifestText(root, 'manifests/tools/b.json');
     } catch (err) {
       expect((err as Error).message).not.toContain('secret-text');
     }
