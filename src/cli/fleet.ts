@@ -94,7 +94,15 @@ async function userCommand(sub: 'status' | 'jobs' | 'submit' | 'watch', rest: st
   const job = sub === 'submit' ? c.readJobFile(positionals[0] ?? missing('a JOB file')) : null;
   const to = sub === 'submit' ? c.selectorOf(typeof values.to === 'string' ? values.to : missing('--to box=NAME|model=ID|cap=CAPABILITY')) : null;
   const { connectServer, ensureFleet } = await import('../fleet/connect.js');
-  const nc = await connectServer(serverOf(values, `pico-fleet-${sub}`));
+  const opts = serverOf(values, `pico-fleet-${sub}`);
+  let nc;
+  try {
+    nc = await connectServer(opts);
+  } catch (err) {
+    if ((err as Error).name === 'UsageError') throw err;
+    process.stderr.write(`pico fleet ${sub}: cannot reach the fleet server ${opts.server} (${(err as Error).message})\nfix: check that nats-server runs there and that this machine may connect (README "Fleet"); nothing was sent\n`);
+    return EXIT.negative;
+  }
   try {
     const fleet = await ensureFleet(nc);
     if (sub === 'submit') {

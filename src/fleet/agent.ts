@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { worldCapabilities } from '../world/sandbox.js';
 import { versionInfo } from '../base/version.js';
-import { connectServer, ensureFleet, logServerStatus, type Fleet, type ServerOptions } from './connect.js';
+import { connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
 import { parseClaim, type Claim } from './envelope.js';
 import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
 import { Shipper, type ShipPass } from './ship.js';
@@ -64,15 +64,15 @@ export class Agent {
   /** Connect, make what is missing, resume, and start the timers. */
   async start(): Promise<void> {
     this.state = readAgentState(this.o.root);
-    const nc = await connectServer(this.o);
-    this.fleet = await ensureFleet(nc, this.o.dedupMs);
+    const nc = await connectServer(this.o, true);
+    this.fleet = await retrying('opening the fleet streams', this.log, () => ensureFleet(nc, this.o.dedupMs));
     void (async () => {
       for await (const s of nc.status()) logServerStatus(this.log, s.type);
     })();
     this.isolation = (await worldCapabilities().catch(() => null))?.level ?? 'unknown';
     this.shipper = new Shipper(this.fleet, this.o.root, this.o.box, this.state, this.log, (s) => this.reportEnd(s));
     this.taker = new Taker(this.fleet, this.o.root, this.o.box, this.state, this.log);
-    await this.taker.start();
+    await retrying('making the job consumers', this.log, () => this.taker.start());
     const every = (ms: number, f: () => void): void => {
       const t = setInterval(f, ms);
       this.timers.push(t);

@@ -46,8 +46,11 @@ export class FleetConfigError extends Error {
   override name = 'UsageError';
 }
 
-/** Connect with reconnects for ever; the first connection must succeed (or fail with a clear reason). */
-export async function connectServer(o: ServerOptions): Promise<NatsConnection> {
+/**
+ * Connect with reconnects for ever. `wait`: a service (agent, hub) that starts while the
+ * server is away keeps trying until it answers; a person's command fails at once instead.
+ */
+export async function connectServer(o: ServerOptions, wait = false): Promise<NatsConnection> {
   const servers = o.server.split(',').map((s) => s.trim()).filter(Boolean);
   if (servers.length === 0) throw new FleetConfigError('--server is empty; give the NATS server URL, e.g. --server nats://hub.lan:4222');
   let authenticator;
@@ -65,6 +68,7 @@ export async function connectServer(o: ServerOptions): Promise<NatsConnection> {
     name: o.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    waitOnFirstConnect: wait,
     pingInterval: 10_000,
     ...(authenticator ? { authenticator } : {}),
     ...(user ? { user, pass } : {}),
@@ -77,6 +81,19 @@ export function logServerStatus(log: Logger, type: string): void {
   if (type === 'disconnect' || type === 'error') log.warn({ event: 'server', status: type }, `fleet server: ${type}; retrying, the box keeps working meanwhile`);
   else if (type === 'reconnect') log.info({ event: 'server', status: type }, 'fleet server: connected again');
   else log.debug({ event: 'server', status: type }, `fleet server: ${type}`);
+}
+
+/** Retry `step` every second until it succeeds (the server may be away, or JetStream still starting). */
+export async function retrying<T>(what: string, log: Logger, step: () => Promise<T>, stopped: () => boolean = () => false): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (stopped()) throw err;
+      if (attempt === 1 || attempt % 30 === 0) log.warn({ event: 'server_unavailable', step: what, attempt, err: (err as Error).message }, `${what} failed (${(err as Error).message}); retrying every second`);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
 }
 
 /** Make the streams and buckets when absent; `dedupMs` applies only to streams made here. */

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { COMPOSITION_FILE, writeComposition } from '../ledger/composition.js';
-import { connectServer, ensureFleet, logServerStatus, type Fleet, type ServerOptions } from './connect.js';
+import { connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
 import { HubIndex } from './hub-index.js';
 import { boxSessionsDir, HubStore } from './hub-store.js';
 import { compositionKey, EVENTS_STREAM, HUB_CONSUMER, parseEventSubject } from './names.js';
@@ -62,20 +62,22 @@ export class Hub {
 
   /** Connect, make the streams and the hub's consumer, and start consuming. */
   async start(): Promise<void> {
-    const nc = await connectServer(this.o);
-    this.fleet = await ensureFleet(nc, this.o.dedupMs);
+    const nc = await connectServer(this.o, true);
+    this.fleet = await retrying('opening the fleet streams', this.log, () => ensureFleet(nc, this.o.dedupMs));
     void (async () => {
       for await (const s of nc.status()) logServerStatus(this.log, s.type);
     })();
-    try {
-      await this.fleet.jsm.consumers.info(EVENTS_STREAM, HUB_CONSUMER);
-    } catch {
-      await this.fleet.jsm.consumers.add(EVENTS_STREAM, {
-        durable_name: HUB_CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
-        ack_wait: 30_000_000_000, max_ack_pending: 20_000,
-      });
-    }
-    const consumer = await this.fleet.js.consumers.get(EVENTS_STREAM, HUB_CONSUMER);
+    const consumer = await retrying('making the hub consumer', this.log, async () => {
+      try {
+        await this.fleet.jsm.consumers.info(EVENTS_STREAM, HUB_CONSUMER);
+      } catch {
+        await this.fleet.jsm.consumers.add(EVENTS_STREAM, {
+          durable_name: HUB_CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
+          ack_wait: 30_000_000_000, max_ack_pending: 20_000,
+        });
+      }
+      return this.fleet.js.consumers.get(EVENTS_STREAM, HUB_CONSUMER);
+    });
     this.messages = await consumer.consume({ max_messages: 2_000 });
     this.timer = setInterval(() => void this.flush(), this.o.flushMs ?? 100);
     this.running = (async () => {

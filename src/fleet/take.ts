@@ -64,11 +64,12 @@ export class Taker {
     return [{ kind: 'box', value: this.box }, ...o.models.map((value) => ({ kind: 'model' as const, value })), ...o.capabilities.map((value) => ({ kind: 'cap' as const, value }))];
   }
 
-  /** Make the consumers, finish journal entries left by a crash, subscribe to wake-ups. */
+  /** Make the consumers, finish journal entries left by a crash, subscribe to wake-ups; safe to call again after a failure. */
   async start(): Promise<void> {
     mkdirSync(this.journal, { recursive: true });
     for (const sel of this.selectors()) {
       const durable = jobConsumer(sel);
+      if (this.consumers.has(durable)) continue; // made by an earlier attempt of start()
       try {
         await this.fleet.jsm.consumers.info(JOBS_STREAM, durable);
       } catch {
