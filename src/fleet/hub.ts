@@ -149,7 +149,8 @@ export class Hub {
         if (Date.now() - since < DOC_WAIT_MS) continue; // not shipped yet, or the server is away: next flush
         // the box had no document to ship (a trimmed session): ingest without provider identities
         this.log.warn({ event: 'no_composition', session: dir, composition: hash }, `no composition document ${hash} for ${dir}; ingested without it`);
-      } else writeComposition(dir, entry.string(), hash, join(this.o.root, 'fleet', box, '.compositions'));
+      } else if (entry.length > 0) writeComposition(dir, entry.string(), hash, join(this.o.root, 'fleet', box, '.compositions'));
+      // an empty value: the box has no document for this session either; ingest without one
       this.waitingDoc.delete(dir);
       this.readyNow.add(dir);
     }

@@ -171,23 +171,28 @@ export class Shipper {
     return { end: Math.max(end, count === lines.length ? whole : end), lines: count, stalled: false };
   }
 
-  /** Put a session's composition document into its bucket once; false when the server did not take it. */
+  /**
+   * Put a session's composition document into its bucket once; false when the server did not take it.
+   * A session with no document beside it (a trimmed or foreign one) puts an empty value, so the hub
+   * ingests it without waiting; a box that has the document later fills an empty value in.
+   */
   private async shipComposition(session: string, hash: string): Promise<boolean> {
-    let text: string;
+    let text = '';
     try {
       text = readFileSync(join(this.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
     } catch {
-      this.compositions.add(hash); // no document beside the ledger (trimmed): nothing to ship
-      return true;
+      // no document beside the ledger: the empty value says so
     }
+    const key = compositionKey(hash);
     try {
-      await this.fleet.compositions.create(compositionKey(hash), text);
+      await this.fleet.compositions.create(key, text);
     } catch (err) {
-      const exists = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
-      if (!exists || exists.operation !== 'PUT') {
+      const held = await this.fleet.compositions.get(key).catch(() => null);
+      if (!held || held.operation !== 'PUT') {
         this.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
         return false;
       }
+      if (held.length === 0 && text.length > 0) await this.fleet.compositions.put(key, text).catch(() => {});
     }
     this.compositions.add(hash);
     this.state.compositions.push(hash);
