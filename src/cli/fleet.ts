@@ -3,8 +3,10 @@
  * lives in src/fleet/ and is loaded from here on demand, so a box without a
  * fleet never loads a line of it (nor the NATS client).
  *
- * The server is `--server URL` or $PICO_FLEET_SERVER; credentials come from
- * the environment or `--creds FILE` (src/fleet/connect.ts says why).
+ * The server is `--server URL` or $PICO_FLEET_SERVER, the box `--box NAME` or
+ * $PICO_FLEET_BOX; credentials come from the environment or `--creds FILE`
+ * ($PICO_FLEET_CREDS), a private CA from `--ca FILE` ($PICO_FLEET_CA)
+ * (src/fleet/connect.ts says why; systemd/ sets them from an EnvironmentFile).
  */
 import { EXIT, emit, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
@@ -23,7 +25,9 @@ type Values = { server?: string | boolean; creds?: string | boolean; ca?: string
 function serverOf(v: Values, name: string): { server: string; creds?: string; ca?: string; name: string } {
   const server = typeof v.server === 'string' ? v.server : process.env.PICO_FLEET_SERVER;
   if (!server) throw new UsageError(`no server: give --server nats://HOST:4222 or set PICO_FLEET_SERVER\nusage: ${USAGE}`);
-  return { server, name, ...(typeof v.creds === 'string' ? { creds: v.creds } : {}), ...(typeof v.ca === 'string' ? { ca: v.ca } : {}) };
+  const creds = typeof v.creds === 'string' ? v.creds : process.env.PICO_FLEET_CREDS || undefined;
+  const ca = typeof v.ca === 'string' ? v.ca : process.env.PICO_FLEET_CA || undefined;
+  return { server, name, ...(creds ? { creds } : {}), ...(ca ? { ca } : {}) };
 }
 
 /** A positive integer flag. */
@@ -60,10 +64,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'agent': {
       const { values } = parse(rest, { ...rootOption, ...SERVER, box: { type: 'string' }, 'dedup-ms': { type: 'string' } }, USAGE);
       const { BOX_RE, BOX_RULE } = await import('../fleet/names.js');
-      if (typeof values.box !== 'string' || !BOX_RE.test(values.box)) throw new UsageError(`--box must name this box: ${BOX_RULE}\nusage: ${USAGE}`);
+      const box = typeof values.box === 'string' ? values.box : process.env.PICO_FLEET_BOX;
+      if (box === undefined || !BOX_RE.test(box)) throw new UsageError(`--box (or PICO_FLEET_BOX) must name this box: ${BOX_RULE}\nusage: ${USAGE}`);
       const log = createLogger({ to: 'stdout', name: 'pico-fleet-agent' });
       const { Agent } = await import('../fleet/agent.js');
-      const agent = new Agent({ ...serverOf(values, `pico-agent-${values.box}`), root: rootOf(values), box: values.box, dedupMs: intOf(values['dedup-ms'], '--dedup-ms', 120_000) }, log);
+      const agent = new Agent({ ...serverOf(values, `pico-agent-${box}`), root: rootOf(values), box, dedupMs: intOf(values['dedup-ms'], '--dedup-ms', 120_000) }, log);
       await agent.start();
       return runUntilSignal(() => agent.stop(), log);
     }

@@ -4,7 +4,9 @@
  * seq is the next one (so the hub's dedup does not depend on the server's
  * window)", and the names every part shares.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -121,5 +123,28 @@ describe('fleet names', () => {
     const bad = { fleet_job: 'fleet-job@1', id: ID, to: 'box=b1', submitted_at: 'now', job: { ...goodJob(), budget: 1 } };
     expect(() => parseFleetJob(Buffer.from(JSON.stringify(bad)))).toThrow(/unknown field/);
     expect(() => parseFleetJob(Buffer.from(JSON.stringify({ ...bad, id: '../x' })))).toThrow(/not a session id/);
+  });
+});
+
+describe('the fleet systemd units', () => {
+  const analyze = spawnSync('systemd-analyze', ['--version']).status === 0;
+  for (const name of ['picoharness-fleet-agent', 'picoharness-fleet-hub']) {
+    const unit = fileURLToPath(new URL(`../../systemd/${name}.service`, import.meta.url));
+    it.skipIf(!analyze)(`${name}: systemd-analyze rates it at 2.0 or lower and verify finds nothing wrong`, () => {
+      const sec = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
+      const m = /Overall exposure level for [\w-]+\.service: ([0-9.]+)/.exec(sec.stdout + sec.stderr);
+      expect(m, sec.stdout + sec.stderr).not.toBeNull();
+      expect(Number(m![1])).toBeLessThanOrEqual(2.0);
+      const v = spawnSync('systemd-analyze', ['verify', '--man=no', unit], { encoding: 'utf8' });
+      expect((v.stdout + v.stderr).split('\n').filter((l) => l.trim() !== '' && !l.includes('/opt/picoharness/') && !l.includes('/etc/picoharness/'))).toEqual([]);
+    });
+  }
+
+  it('the agent runs as the daemon\'s user on the daemon\'s root, and takes its settings from an environment file, never the command line', () => {
+    const text = readFileSync(fileURLToPath(new URL('../../systemd/picoharness-fleet-agent.service', import.meta.url)), 'utf8');
+    expect(text).toMatch(/^User=picoharness$/m);
+    expect(text).toMatch(/^EnvironmentFile=\/etc\/picoharness\/fleet\.env$/m);
+    expect(text).toMatch(/^ExecStart=.* fleet agent --root \/var\/lib\/picoharness$/m);
+    expect(text).not.toMatch(/^ExecStart=.*(PASSWORD|--creds)/m);
   });
 });
