@@ -22,7 +22,7 @@ import { parseJob, type Job } from '../../src/runtime/job.js';
 import { initRoot } from '../../src/runtime/init.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
 import { tempDir } from '../helpers/temp.js';
-import { freePort, NATS_SERVER, startNats, startPico, type Proc } from './procs.js';
+import { freePort, NATS_SERVER, pico, startNats, startPico, type Proc } from './procs.js';
 
 const BOXES = ['b1', 'b2', 'b3'] as const;
 const SERVER_AWAY_MS = 3_000;
@@ -130,6 +130,36 @@ describe.skipIf(!NATS_SERVER)('a fleet of three boxes over a real nats-server', 
         expect(seqs).toEqual(seqs.map((_, i) => i));
       }
     }
+    // the user's commands, as a person runs them
+    const cli = (...args: string[]): { code: number | null; out: unknown } => {
+      const r = pico(['fleet', ...args, '--server', server, '--json']);
+      let out: unknown = null;
+      try {
+        out = JSON.parse(r.stdout);
+      } catch {
+        out = r.stdout + r.stderr;
+      }
+      return { code: r.code, out };
+    };
+    const status = cli('status');
+    expect(status.code).toBe(0);
+    expect((status.out as { box: string; online: boolean }[]).map((b) => [b.box, b.online])).toEqual(BOXES.map((b) => [b, true]));
+    const listed = cli('jobs');
+    expect(listed.code).toBe(0);
+    const byId = new Map((listed.out as { id: string; state: string; box: string }[]).map((r) => [r.id, r]));
+    for (const j of ids) expect(byId.get(j.id)?.state, j.id).toBe('ended');
+    for (const j of ids) expect(byId.get(j.id)?.box, j.id).toBe(ranOn(j.id)[0]);
+    const resubmit = cli('submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'box=b2', '--id', ids[0]!.id);
+    expect(resubmit.out).toMatchObject({ id: ids[0]!.id, queued: false, claimed_by: ranOn(ids[0]!.id)[0] });
+    const watched = pico(['fleet', 'watch', ids[1]!.id, '--server', server, '--json', '--timeout', '10']);
+    expect(watched.code, watched.stderr).toBe(0);
+    const shown = watched.stdout.trim().split('\n').map((l) => JSON.parse(l) as { box: string; seq: number; type: string });
+    expect(shown.map((e) => e.seq)).toEqual(shown.map((_, i) => i));
+    expect(shown.at(-1)!.type).toBe('answer_sent');
+    expect(new Set(shown.map((e) => e.box))).toEqual(new Set(ranOn(ids[1]!.id)));
+    expect(pico(['fleet', 'submit', join(dir, 'no-such-job.json'), '--to', 'box=b1', '--server', server]).code).toBe(2);
+    expect(pico(['fleet', 'submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'host=b1', '--server', server]).code).toBe(2);
+
     await sleep(500); // the hub's last ingest after its last flush
     expect(await hub.kill('SIGTERM')).toBe(0);
     for (const b of BOXES) await agents[b]!.kill('SIGTERM');
