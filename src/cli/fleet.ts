@@ -134,6 +134,10 @@ async function userCommand(sub: 'status' | 'jobs' | 'submit' | 'watch', rest: st
       process.stdout.write(json ? JSON.stringify({ box, ...e }) + '\n' : `${box}  ${String(e.seq).padStart(3)}  ${String(e.type)}${e.outcome ? `  ${String(e.outcome)}` : ''}\n`);
     }, intOf(values.timeout, '--timeout', 600) * 1000);
     return end === 'ended' ? EXIT.ok : EXIT.negative;
+  } catch (err) {
+    if (!/Permissions Violation/i.test((err as Error).message)) throw err;
+    process.stderr.write(`pico fleet ${sub}: the fleet server refused it: ${(err as Error).message}\nfix: the server's configuration must let this user do it (see systemd/fleet-nats-server.conf, the operator user)\n`);
+    return EXIT.negative;
   } finally {
     await nc.close();
   }

@@ -106,8 +106,10 @@ export class Hub {
     }
     const v = this.store.offer(at.box, at.session, e.seq as number, m.string());
     if (v === 'early') {
+      // the line before it comes again from its agent (which resends from its offset): ask for
+      // this one again later, waiting longer each time, so a box that went away mid-gap costs little
       this.counts.early++;
-      m.nak(200);
+      m.nak(Math.min(200 * m.info.deliveryCount, 60_000));
       return;
     }
     if (v === 'duplicate') this.counts.duplicates++;

@@ -90,8 +90,8 @@ export function startPico(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
 }
 
 /** nats-server with JetStream on `port`, storing under `dir`; resolves once it accepts clients. */
-export async function startNats(port: number, dir: string): Promise<Proc> {
-  const p = startProc(NATS_SERVER!, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir]);
+export async function startNats(port: number, dir: string, config?: string): Promise<Proc> {
+  const p = startProc(NATS_SERVER!, config ? ['-c', config] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir]);
   // it logs to stderr; readiness is a TCP connect that succeeds
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -100,13 +100,13 @@ export async function startNats(port: number, dir: string): Promise<Proc> {
       s.once('error', () => res(false));
     });
     if (ok) return p;
-    if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${port} within 10 s`);
+    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`nats-server did not listen on ${port} within 10 s: ${p.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** Run a pico command to completion. */
-export function pico(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000 });
+export function pico(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
