@@ -128,13 +128,18 @@ export class Hub {
     this.flushing = this.flushing.then(async () => {
       const msgs = this.pending;
       this.pending = [];
+      if (msgs.length === 0 && this.waitingDoc.size === 0 && this.readyNow.size === 0) return;
+      const t0 = performance.now();
       const touched = this.store.flush();
       for (const m of msgs) m.ack();
+      const t1 = performance.now();
       await this.fetchDocuments();
+      const t2 = performance.now();
       const ready = touched.filter((d) => !this.waitingDoc.has(d));
       const late = [...this.readyNow];
       this.readyNow.clear();
       if (ready.length + late.length > 0) this.counts.ingested += this.index.ingest([...new Set([...ready, ...late])]);
+      this.log.debug({ event: 'flushed', lines: msgs.length, sessions: touched.length, sync_ms: Math.round(t1 - t0), documents_ms: Math.round(t2 - t1), ingest_ms: Math.round(performance.now() - t2) }, `flushed ${msgs.length} lines`);
     }).catch((err: unknown) => {
       this.log.error({ event: 'flush_failed', err: (err as Error).message }, `hub flush failed (${(err as Error).message}); unacknowledged lines come again`);
     });
@@ -143,15 +148,22 @@ export class Hub {
 
   private readonly readyNow = new Set<string>();
 
+  /** Composition documents already fetched, by hash ('' : the box had none); one fetch per hash. */
+  private readonly documents = new Map<string, string>();
+
   /** Write the documents sessions wait for; a session whose document arrived is ingested now. */
   private async fetchDocuments(): Promise<void> {
     for (const [dir, { box, hash, since }] of [...this.waitingDoc]) {
-      const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
-      if (!entry || entry.operation !== 'PUT') {
+      let text = this.documents.get(hash);
+      if (text === undefined) {
+        const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
+        if (entry && entry.operation === 'PUT') this.documents.set(hash, (text = entry.string()));
+      }
+      if (text === undefined) {
         if (Date.now() - since < DOC_WAIT_MS) continue; // not shipped yet, or the server is away: next flush
         // the box had no document to ship (a trimmed session): ingest without provider identities
         this.log.warn({ event: 'no_composition', session: dir, composition: hash }, `no composition document ${hash} for ${dir}; ingested without it`);
-      } else if (entry.length > 0) writeComposition(dir, entry.string(), hash, join(this.o.root, 'fleet', box, '.compositions'));
+      } else if (text.length > 0) writeComposition(dir, text, hash, join(this.o.root, 'fleet', box, '.compositions'));
       // an empty value: the box has no document for this session either; ingest without one
       this.waitingDoc.delete(dir);
       this.readyNow.add(dir);

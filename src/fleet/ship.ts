@@ -93,13 +93,21 @@ export class Shipper {
   async pass(): Promise<ShipPass> {
     const out: ShipPass = { sessions: 0, lines: 0, bytes: 0, lagBytes: 0, lagSessions: 0, stalled: false };
     const sessionsDir = join(this.root, 'sessions');
-    let names: string[];
+    let all: string[];
     try {
-      names = readdirSync(sessionsDir).filter((n) => isSessionId(n) && !this.done.has(n)).sort();
+      all = readdirSync(sessionsDir).filter(isSessionId);
     } catch {
       return out; // no sessions folder yet
     }
+    const names = all.filter((n) => !this.done.has(n)).sort();
     let changed = false;
+    if (this.done.size > all.length) {
+      // sessions removed by retention (pico gc) are forgotten here too, so the state stays small
+      const present = new Set(all);
+      for (const n of this.done) if (!present.has(n)) this.done.delete(n);
+      this.state.done = [...this.done];
+      changed = true;
+    }
     for (const session of names) {
       const ledger = join(sessionsDir, session, 'events.jsonl');
       let size: number;
