@@ -130,7 +130,7 @@ export class Hub {
       this.pending = [];
       if (msgs.length === 0 && this.waitingDoc.size === 0 && this.readyNow.size === 0) return;
       const t0 = performance.now();
-      const touched = this.store.flush();
+      const touched = await this.store.flush();
       for (const m of msgs) m.ack();
       const t1 = performance.now();
       await this.fetchDocuments();

@@ -59,7 +59,7 @@ describe('the daemon and fleet job ids', () => {
 describe('the hub store', () => {
   const line = (seq: number): string => JSON.stringify({ seq, t: '2026-12-02T00:00:00Z', type: 'user_input', session_id: ID, text: `line ${seq}` });
 
-  it('appends in seq order: a second copy is dropped, an early line waits, whatever order they come in', () => {
+  it('appends in seq order: a second copy is dropped, an early line waits, whatever order they come in', async () => {
     const root = tempDir('pico-hub-');
     const s = new HubStore(root);
     expect(s.offer('b1', ID, 0, line(0))).toBe('appended');
@@ -67,7 +67,7 @@ describe('the hub store', () => {
     expect(s.offer('b1', ID, 0, line(0))).toBe('duplicate');
     expect(s.offer('b1', ID, 1, line(1))).toBe('appended');
     expect(s.offer('b1', ID, 2, line(2))).toBe('appended');
-    expect(s.flush()).toEqual([join(boxSessionsDir(root, 'b1'), ID)]);
+    expect(await s.flush()).toEqual([join(boxSessionsDir(root, 'b1'), ID)]);
     s.close();
     const text = readFileSync(join(boxSessionsDir(root, 'b1'), ID, 'events.jsonl'), 'utf8');
     expect(text).toBe([0, 1, 2].map(line).join('\n') + '\n');
