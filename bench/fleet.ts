@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { connectServer, ensureFleet } from '../src/fleet/connect.js';
 import { submit } from '../src/fleet/commands.js';
 import { parseJob } from '../src/runtime/job.js';
-import { initRoot } from '../src/runtime/init.js';
+import { initRoot } from '../src/root/init.js';
 import { DAEMON_NODE_FLAGS } from './daemon.js';
 import { generateSessions } from './memory-gen.js';
 import type { BenchRow } from './types.js';

@@ -21,7 +21,7 @@ import { connectServer, ensureFleet, type Fleet } from '../../src/fleet/connect.
 import { submit } from '../../src/fleet/commands.js';
 import { MemoryIndex } from '../../src/memory/index.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
 import { tempDir } from '../helpers/temp.js';
 import { freePort, NATS_SERVER, pico, startNats, startPico, type Proc } from './procs.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { freePort, NATS_SERVER, pico, startNats, startPico } from './procs.js';
 
