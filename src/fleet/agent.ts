@@ -58,6 +58,7 @@ export class Agent {
   private lastPass: ShipPass | null = null;
   private isolation = 'unknown';
   private stopped = false;
+  private offline = false;
 
   constructor(private readonly o: AgentOptions, private readonly log: Logger) {}
 
@@ -67,11 +68,16 @@ export class Agent {
     const nc = await connectServer(this.o, true);
     this.fleet = await retrying('opening the fleet streams', this.log, () => ensureFleet(nc, this.o.dedupMs));
     void (async () => {
-      for await (const s of nc.status()) logServerStatus(this.log, s.type);
+      for await (const s of nc.status()) {
+        logServerStatus(this.log, s.type);
+        // while the server is away, passes and sweeps would only fail: they wait for it
+        if (s.type === 'disconnect') this.offline = true;
+        if (s.type === 'reconnect') this.offline = false;
+      }
     })();
     this.isolation = (await worldCapabilities().catch(() => null))?.level ?? 'unknown';
-    this.shipper = new Shipper(this.fleet, this.o.root, this.o.box, this.state, this.log, (s) => this.reportEnd(s));
-    this.taker = new Taker(this.fleet, this.o.root, this.o.box, this.state, this.log);
+    this.shipper = new Shipper(this.fleet, this.o.root, this.o.box, this.state, this.log);
+    this.taker = new Taker(this.fleet, this.o.root, this.o.box, this.state, this.log, undefined, () => this.offline);
     await retrying('making the job consumers', this.log, () => this.taker.start());
     const every = (ms: number, f: () => void): void => {
       const t = setInterval(f, ms);
@@ -86,19 +92,35 @@ export class Agent {
     this.log.info({ event: 'ready', box: this.o.box, server: this.o.server }, `fleet agent of box ${this.o.box} is running`);
   }
 
-  /** One shipping pass unless one runs; also settles taken jobs the daemon refused. */
+  /** One shipping pass unless one runs (or the server is away), then the ends of taken jobs. */
   private ship(): void {
-    if (this.shipping || this.stopped) return;
-    this.shipping = this.shipper.pass().then(
-      async (p) => {
+    if (this.shipping || this.stopped || this.offline) return;
+    this.shipping = (async () => {
+      try {
+        const p = await this.shipper.pass();
         this.lastPass = p;
         if (p.lines > 0) this.log.debug({ event: 'shipped', lines: p.lines, bytes: p.bytes, sessions: p.sessions }, `shipped ${p.lines} events`);
-        for (const id of [...this.state.taken]) if (takenState(this.o.root, id) === 'gone') await this.reportEnd(id, 'rejected');
-        // a job ended: the box may be idle now
-        this.taker.wake();
-      },
-      (err: unknown) => this.log.warn({ event: 'ship_failed', err: (err as Error).message }, `shipping failed (${(err as Error).message}); retrying`),
-    ).finally(() => (this.shipping = null));
+        await this.settle();
+      } catch (err) {
+        this.log.warn({ event: 'ship_failed', err: (err as Error).message }, `shipping failed (${(err as Error).message}); retrying`);
+      }
+      // a job ended: the box may be idle now
+      this.taker.wake();
+    })().finally(() => (this.shipping = null));
+  }
+
+  /** Write the end of every taken job that ended (or that the daemon refused) into its claim; retried each pass until it is written. */
+  private async settle(): Promise<void> {
+    for (const id of [...this.state.taken]) {
+      const s = takenState(this.o.root, id);
+      if (s !== 'ended' && s !== 'gone') continue;
+      try {
+        await this.reportEnd(id, s === 'gone' ? 'rejected' : undefined);
+      } catch (err) {
+        this.log.debug({ event: 'claim_end_failed', job: id, err: (err as Error).message }, `the end of ${id} is not yet in its claim; retrying`);
+        return;
+      }
+    }
   }
 
   /** Write a taken job's end into its claim, then forget it. */
@@ -121,6 +143,12 @@ export class Agent {
 
   /** Publish this box's heartbeat. */
   private async beat(): Promise<void> {
+    if (this.offline) {
+      // a reconnect the status stream did not report: ask the server directly, briefly
+      const back = await Promise.race([this.fleet.nc.flush().then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]);
+      if (!back) return;
+      this.offline = false;
+    }
     const offer = readOffer(this.o.root);
     const hb: Heartbeat = {
       heartbeat: 'fleet-box@1', box: this.o.box, at: new Date().toISOString(), every_ms: this.o.heartbeatMs ?? 5_000,

@@ -13,7 +13,8 @@
  * document is put into its bucket once per hash, before the line that cites
  * it, so the hub can find it when the line arrives. A session whose
  * result.json exists and whose ledger is shipped to its end is done. This
- * module takes no jobs (take.ts) and sends no heartbeat (agent.ts).
+ * module takes no jobs (take.ts), reports no job's end (agent.ts) and sends
+ * no heartbeat.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,8 +83,6 @@ export class Shipper {
     private readonly box: string,
     private readonly state: AgentState,
     private readonly log: Logger,
-    /** called when a session this box took as a fleet job has ended and is shipped */
-    private readonly onEnded: (session: string) => Promise<void> = async () => {},
   ) {
     this.done = new Set(state.done);
     this.compositions = new Set(state.compositions);
@@ -142,7 +141,6 @@ export class Shipper {
         this.state.done.push(session);
         delete this.state.shipped[session];
         changed = true;
-        if (this.state.taken.includes(session)) await this.onEnded(session);
       }
     }
     if (changed) writeAgentState(this.root, this.state);

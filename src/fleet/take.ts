@@ -52,8 +52,10 @@ export class Taker {
     private readonly box: string,
     private readonly state: AgentState,
     private readonly log: Logger,
-    /** called with each job dropped into the inbox, for the routing-latency measure */
+    /** called with each job dropped into the inbox */
     private readonly onTaken: (job: FleetJob) => void = () => {},
+    /** true while the server is away: no sweep then */
+    private readonly away: () => boolean = () => false,
   ) {
     this.journal = join(root, 'fleet', '.taking');
   }
@@ -91,7 +93,7 @@ export class Taker {
 
   /** Something was published for us: sweep soon, unless a sweep runs (then once more after it). */
   wake(): void {
-    if (this.closed) return;
+    if (this.closed || this.away()) return;
     if (this.sweeping) {
       this.again = true;
       return;
