@@ -15,6 +15,7 @@ export const NATS_SERVER = ((): string | null => {
   const r = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 })();
+if (!NATS_SERVER) console.warn('nats-server not found (Debian: apt-get install nats-server; .ci/run installs it): skipping the fleet end-to-end suites');
 
 export interface Proc {
   child: ChildProcess;
