@@ -109,7 +109,7 @@ export class Taker {
     });
   }
 
-  /** True while the box has work of its own; settles taken jobs that the daemon refused. */
+  /** True while the box has work of its own: a job in the inbox or in the daemon, or a taken job not yet ended. */
   busy(): boolean {
     if (inboxDepth(this.root) > 0 || daemonDepth(this.root) > 0) return true;
     return this.state.taken.some((id) => {
@@ -152,6 +152,7 @@ export class Taker {
   private async takeOne(job: FleetJob, m: JsMsg | null): Promise<boolean> {
     const mine: Claim = { box: this.box, claimed_at: new Date().toISOString() };
     let ours = false;
+    let ended = false;
     try {
       await this.fleet.claims.create(job.id, JSON.stringify(mine));
       ours = true;
@@ -160,10 +161,11 @@ export class Taker {
       const held = e && e.operation === 'PUT' ? parseClaim(e.value) : null;
       if (!held) throw new Error(`claim of ${job.id} was refused but no claim is stored; the server may be unavailable`);
       ours = held.box === this.box;
+      ended = held.ended_at !== undefined; // its session ended (and may since be removed by retention): never again
       if (!ours) this.log.info({ event: 'fleet_skip', job: job.id, claimed_by: held.box }, `fleet job ${job.id} is already claimed by box ${held.box}; skipped`);
     }
     let dropped = false;
-    if (ours) {
+    if (ours && !ended) {
       const inbox = join(this.root, 'sessions', 'inbox', fleetInboxName(job.id));
       // dropped before (a crash came after the drop) or refused by the daemon since: once is enough
       if (takenState(this.root, job.id) === 'gone' && !this.state.taken.includes(job.id)) {
