@@ -3,24 +3,24 @@
  * JSON value, cheapest and most faithful first, in groups. A group holds the
  * alternative readings of one place in the text; the ladder (index.ts) takes
  * the groups in order, settles every reading of a group against the schema,
- * keeps the cheapest that settles (fixes.ts prices them) and stops at the
+ * keeps the cheapest that settles (reader/fixes.ts prices them) and stops at the
  * first group that has one — so when several values stand in a text, the
  * first that settles wins, and among readings of one value the cheapest.
  *
  *   1. strict parse of the whole text
  *   2. several values in one stretch of text, collected into an array (only
  *      when the schema wants an array)
- *   3. each value the tolerant reader finds (read/candidates.ts), in text
+ *   3. each value the tolerant reader finds (src/reader/candidates.ts), in text
  *      order, with "extracted" fixes when prose or fences stood around it
  *   4. jsonrepair over the whole text, then over each fence: the old repair
  *      rung, kept as the last resort and named as such
  *
  * It is a generator so the common case (strict JSON) locates nothing.
  */
-import type { Fix } from './fixes.js';
-import { FENCE, locate, type Found } from './read/candidates.js';
-import { PyCall } from './read/scan.js';
-import { parseStrict } from './rungs/strict.js';
+import type { Fix } from '../reader/fixes.js';
+import { FENCE, locate, type Found } from '../reader/candidates.js';
+import { PyCall } from '../reader/scan.js';
+import { parseStrict } from '../reader/strict.js';
 import { repairSyntax } from './rungs/syntax.js';
 
 export interface Attempt {

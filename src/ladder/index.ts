@@ -16,12 +16,12 @@
 import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks.js';
-import { costOf, fixTexts } from './fixes.js';
-import { numberOf, proseScalar } from './read/prose.js';
+import { costOf, fixTexts } from '../reader/fixes.js';
+import { numberOf, proseScalar } from '../reader/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
 import { takeRaw, wantsString } from './rungs/raw.js';
-import { parseStrict } from './rungs/strict.js';
+import { parseStrict } from '../reader/strict.js';
 import { checkValue, schemaFeatures } from './schemas.js';
 import { checkSpans } from './spans.js';
 import { type LadderOptions, type LadderResult, type SchemaHandle } from './types.js';

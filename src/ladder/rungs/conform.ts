@@ -12,7 +12,7 @@
  */
 import { childPointer, fitsAt, nodeAt } from '../schemas.js';
 import type { SchemaHandle } from '../types.js';
-import { costOf, pathLabel, type Fix } from '../fixes.js';
+import { costOf, pathLabel, type Fix } from '../../reader/fixes.js';
 import { admits, coerceTo, jsonTypeOf, type JsonType } from './coerce.js';
 import { jsonEqual, matchEnum } from './enum.js';
 import { normaliseKeys, setOwn, shapeOf } from './keys.js';

@@ -4,7 +4,7 @@
  * A JSON string literal that already fits is taken first by the strict rung;
  * this rung never reads JSON out of the text.
  */
-import type { Fix } from '../fixes.js';
+import type { Fix } from '../../reader/fixes.js';
 
 /** True when the schema's declared type admits strings and nothing but string/null. */
 export function wantsString(schema: Record<string, unknown>): boolean {
