@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { worldCapabilities } from '../world/sandbox.js';
 import { versionInfo } from '../base/version.js';
-import { connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
+import { closeConnection, connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
 import { parseClaim, type Claim } from './envelope.js';
 import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
 import { Shipper, type ShipPass } from './ship.js';
@@ -167,6 +167,6 @@ export class Agent {
     for (const t of this.timers) clearInterval(t);
     await this.taker?.close();
     await this.shipping;
-    await this.fleet?.nc.drain().catch(() => {});
+    if (this.fleet) await closeConnection(this.fleet.nc);
   }
 }

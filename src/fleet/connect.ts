@@ -76,9 +76,15 @@ export async function connectServer(o: ServerOptions, wait = false): Promise<Nat
   });
 }
 
+/** Drain the connection (pending publishes and acks go out), but give up after `ms` when the server is away, and close. */
+export async function closeConnection(nc: NatsConnection, ms = 2_000): Promise<void> {
+  await Promise.race([nc.drain().catch(() => {}), new Promise((r) => setTimeout(r, ms).unref())]);
+  if (!nc.isClosed()) await nc.close().catch(() => {});
+}
+
 /** Log a connection status change: losing and regaining the server at warn/info, the chatter at debug. */
 export function logServerStatus(log: Logger, type: string): void {
-  if (type === 'disconnect' || type === 'error') log.warn({ event: 'server', status: type }, `fleet server: ${type}; retrying, the box keeps working meanwhile`);
+  if (type === 'disconnect' || type === 'error') log.warn({ event: 'server', status: type }, `fleet server: ${type}; retrying (the ledgers wait on the boxes, nothing is lost)`);
   else if (type === 'reconnect') log.info({ event: 'server', status: type }, 'fleet server: connected again');
   else log.debug({ event: 'server', status: type }, `fleet server: ${type}`);
 }

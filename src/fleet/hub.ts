@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { COMPOSITION_FILE, writeComposition } from '../ledger/composition.js';
-import { connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
+import { closeConnection, connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
 import { HubIndex } from './hub-index.js';
 import { boxSessionsDir, HubStore } from './hub-store.js';
 import { compositionKey, EVENTS_STREAM, HUB_CONSUMER, parseEventSubject } from './names.js';
@@ -181,7 +181,7 @@ export class Hub {
     await this.messages?.close();
     await this.running?.catch(() => {});
     await this.flush();
-    await this.fleet?.nc.drain().catch(() => {});
+    if (this.fleet) await closeConnection(this.fleet.nc);
     this.store.close();
     this.index.close();
   }
