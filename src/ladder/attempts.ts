@@ -28,6 +28,8 @@ export interface Attempt {
   fixes: Fix[];
   /** only prose read as a string: a refusal of it is a grammar failure, not a schema one */
   weak: boolean;
+  /** read by the jsonrepair fallback: never wrapped into an object's required field */
+  fallback?: boolean;
 }
 
 /** Every group of readings of `text`, in ladder order. */
@@ -50,23 +52,29 @@ export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no')
   }
   const around = located.prose || located.fenced;
   if (wantsArray !== 'no') {
-    const collected = wantsArray === 'yes' || !around ? collect(values, around) : null;
+    const collected = wantsArray === 'yes' || !around ? collect(values, around, wantsArray === 'yes') : null;
     if (collected) yield [collected];
   }
+  const lead = text.search(/\S/);
+  let whole = false;
   for (const v of values) {
-    if (strict && v.from === 0 && v.to >= text.trimEnd().length) continue;
+    if (v.from === lead && v.to >= text.trimEnd().length) whole = true;
+    if (strict && whole) continue;
+    // a scalar at the front of prose ("2 or 3", "\"TWO\" is the answer") is for the prose rung to judge
+    if (located.prose && !v.fenced && (v.value === null || typeof v.value !== 'object')) continue;
     yield [{ value: v.value, fixes: around ? [extractFix(v.fenced), ...v.fixes] : v.fixes, weak: false }];
   }
-  if (!strict) {
+  // jsonrepair is the fallback for text the tolerant reader could not read whole, never a second opinion on one it did
+  if (!strict && !whole) {
     const repaired = repairSyntax(text);
-    if (repaired) yield [{ value: repaired.value, fixes: [fallbackFix(repaired.fixes)], weak: repaired.weak }];
+    if (repaired) yield [{ value: repaired.value, fixes: [fallbackFix(repaired.fixes)], weak: repaired.weak, fallback: true }];
   }
   if (located.fenced) {
     for (const m of text.matchAll(FENCE)) {
       const body = (m[1] ?? '').trim();
       if (body === '' || parseStrict(body)) continue;
       const repaired = repairSyntax(body);
-      if (repaired && !repaired.weak) yield [{ value: repaired.value, fixes: [extractFix(true), fallbackFix(repaired.fixes)], weak: false }];
+      if (repaired && !repaired.weak) yield [{ value: repaired.value, fixes: [extractFix(true), fallbackFix(repaired.fixes)], weak: false, fallback: true }];
     }
   }
 }
@@ -110,15 +118,17 @@ function plain(value: unknown, fixes: Fix[], depth = 0): unknown {
 }
 
 /** Two or more values of one stretch of text, as one array. */
-function collect(values: Found[], around: boolean): Attempt | null {
+function collect(values: Found[], around: boolean, anyRegion: boolean): Attempt | null {
   if (values.length < 2) return null;
   const region = values[0]!.region;
-  const same = values.filter((v) => v.region === region);
+  let same = values.filter((v) => v.region === region);
+  // several fences (or values in prose and in fences) each holding one: together they are the list
+  if (same.length < 2 && anyRegion) same = values.filter((v) => v.value !== null && typeof v.value === 'object' && !Array.isArray(v.value));
   if (same.length < 2) return null;
   const fixes: Fix[] = [];
   if (around) fixes.push(extractFix(same[0]!.fenced));
   for (const v of same) for (const f of v.fixes) if (!fixes.some((g) => g.text === f.text)) fixes.push(f);
-  fixes.push({ rung: 'extract', text: `collected ${same.length} top-level values into an array` });
+  fixes.push({ rung: same.some((v) => v.region !== region) ? 'collect' : 'extract', text: `collected ${same.length} top-level values into an array` });
   return { value: same.map((v) => v.value), fixes, weak: false };
 }
 

@@ -19,8 +19,7 @@ import { costOf, fixTexts } from './fixes.js';
 import { numberOf, proseScalar } from './read/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
-import { takeRaw, wantsString } from './rungs/raw.js';
-import { parseStrict } from './rungs/strict.js';
+import { admitsString, takeRaw, wantsString } from './rungs/raw.js';
 import { checkValue, schemaFeatures } from './schemas.js';
 import { checkSpans } from './spans.js';
 import { type LadderOptions, type LadderResult, type SchemaHandle } from './types.js';
@@ -63,9 +62,7 @@ function settleValue(value: unknown, schema: SchemaHandle): Settled {
 function settleText(text: string, schema: SchemaHandle): Settled {
   if (text.trim() === '') return { ok: false, kind: 'grammar', error: `/: the output is empty; expected a JSON value for schema ${schema.id}`, fixes: [] };
   if (wantsString(schema.json)) {
-    const literal = parseStrict(text);
-    const isLiteral = literal !== undefined && (typeof literal.value === 'string' || literal.value === null);
-    if (isLiteral && checkValue(schema, literal.value) === null) return settleAttempt({ value: literal.value, fixes: [], weak: false }, schema);
+    if (text.trim() === 'null' && checkValue(schema, null) === null) return { ok: true, value: null, fixes: [] };
     return settleAttempt({ ...takeRaw(text), weak: false }, schema);
   }
   let first: Settled | null = null;
@@ -78,7 +75,7 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     let best: Settled | null = null;
     let bestCost = Infinity;
     for (const attempt of group) {
-      const settled = settleAttempt(attempt, schema, { wrapScalars: !attempt.weak });
+      const settled = settleAttempt(attempt, schema, { wrapScalars: !attempt.weak && !attempt.fallback });
       if (settled.ok) {
         const cost = costOf(settled.fixes);
         if (cost < bestCost) { best = settled; bestCost = cost; }
@@ -86,17 +83,28 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     }
     if (best) return best;
   }
-  const prose = proseScalar(text, schema.json);
-  if (prose && 'error' in prose) return { ok: false, kind: 'schema', error: prose.error, fixes: [] };
-  if (prose) {
-    const settled = settleAttempt({ value: prose.value, fixes: prose.fixes, weak: false }, schema);
-    if (settled.ok) return settled;
+  // prose: the last and dearest rung, never for a text that is one JSON object or list
+  if (!STRUCTURED.test(text)) {
+    if (admitsString(schema.json)) {
+      // a union that takes a string: the prose is that string, not a number pulled out of it
+      const settled = settleAttempt({ ...takeRaw(text), weak: false }, schema);
+      if (settled.ok) return settled;
+    }
+    const prose = proseScalar(text, schema.json);
+    if (prose && 'error' in prose) return { ok: false, kind: 'schema', error: prose.error, fixes: [] };
+    if (prose) {
+      const settled = settleAttempt({ value: prose.value, fixes: prose.fixes, weak: false }, schema);
+      if (settled.ok) return settled;
+    }
   }
   if (!first) {
     return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
   }
   return first;
 }
+
+/** A text that is one JSON object or list from end to end (prose readings do not apply to it). */
+const STRUCTURED = /^\s*(?:\{[\s\S]*\}|\[[\s\S]*\])\s*$/;
 
 /** True when the schema's root is a number or integer. */
 function wantsNumber(schema: Record<string, unknown>): boolean {
