@@ -58,8 +58,11 @@ export function locate(text: string): Located {
     const lead = text.search(/\S/);
     if (text[lead] === '{' || text[lead] === '[') {
       const whole = readValueAt(text, lead);
-      const jsonFence = [...text.matchAll(FENCE)].some((m) => parseStrict((m[1] ?? '').trim()) !== undefined);
-      if (whole.ok && text.slice(whole.end).trim() === '' && !jsonFence) fenced = false;
+      const fences = [...text.matchAll(FENCE)];
+      const jsonFence = fences.some((m) => parseStrict((m[1] ?? '').trim()) !== undefined);
+      // a block that stands as a field's value (after the key's colon) is that value, whatever its body
+      const inValuePlace = fences.every((m) => /:\s*$/.test(text.slice(0, m.index)));
+      if (whole.ok && text.slice(whole.end).trim() === '' && (!jsonFence || inValuePlace)) fenced = false;
     }
   }
   if (fenced) {
