@@ -70,7 +70,7 @@ function visit(value: unknown, node: unknown, ptr: string, path: Path, walk: Wal
     for (const key of ['anyOf', 'oneOf'] as const) {
       if (Array.isArray(s[key])) value = chooseBranch(value, s[key] as unknown[], childPointer(ptr, key), path, { ...walk, inUnion: walk.inUnion || literals !== null }, walk);
     }
-    if (literals && !walk.inUnion && typeof value === 'string' && !fitsAt(walk.handle, ptr, value)) value = proseMember(value, literals, path, walk);
+    if (literals && !walk.inUnion && path.length > 0 && typeof value === 'string' && !fitsAt(walk.handle, ptr, value)) value = proseMember(value, literals, path, walk);
     return visitType(value, s, ptr, path, walk);
   } finally {
     walk.depth--;
@@ -142,7 +142,7 @@ function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk)
     if (hit && !jsonEqual(hit.value, value)) {
       walk.fixes.push({ rung: 'enum', text: `matched ${where} ${JSON.stringify(value)} -> ${JSON.stringify(hit.value)}` });
       value = hit.value;
-    } else if (!hit && typeof value === 'string' && !walk.keepUnknown && !walk.inUnion) {
+    } else if (!hit && typeof value === 'string' && !walk.keepUnknown && !walk.inUnion && path.length > 0) {
       value = proseMember(value, members, path, walk);
     }
   }
@@ -170,7 +170,11 @@ function wrapInRequired(value: unknown, s: Node, ptr: string, path: Path, walk: 
   return out;
 }
 
-/** A sentence where a member is wanted: the one member it names (negations and ambiguity leave it, to be refused). */
+/**
+ * A field's sentence where a member is wanted: the one member it names
+ * (negations and ambiguity leave it, to be refused). The root's text is read
+ * by the prose rung itself (read/prose.ts via index.ts), last of all.
+ */
 function proseMember(value: string, members: readonly unknown[], path: Path, walk: Walk): unknown {
   const named = memberIn(value, members);
   if (!named || !('value' in named)) return value;
