@@ -80,6 +80,12 @@ describe('prose: a scalar, member or literal named in a sentence', () => {
     refused('{"sentiment": "positive and negative"}', s);
   });
 
+  it('a member written with another case is a cheap enum match, never a prose reading', () => {
+    const s = { type: 'object', properties: { state: { type: 'string', enum: ['ok', 'warning'] } } };
+    expect(ok('{"state": "Warning"}', s).fixes).toEqual(['matched state "Warning" -> "warning"']);
+    expect(ok('{"status": "three"}', { type: 'object', properties: { status: LITERALS } }).fixes).toEqual(['matched status "three" -> "THREE"']);
+  });
+
   it('prose is never read out of a text that is one JSON object', () => {
     refused('{"a": {"b": "TWO"}}', ONE_TWO_THREE);
   });

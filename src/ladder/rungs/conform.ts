@@ -66,7 +66,8 @@ function visit(value: unknown, node: unknown, ptr: string, path: Path, walk: Wal
     if (Array.isArray(s.allOf)) {
       s.allOf.forEach((sub, i) => { value = visit(value, sub, childPointer(childPointer(ptr, 'allOf'), i), path, walk); });
     }
-    const literals = typeof value === 'string' && !walk.keepUnknown ? literalsOf(s) : null;
+    const union = Array.isArray(s.anyOf) || Array.isArray(s.oneOf);
+    const literals = union && typeof value === 'string' && !walk.keepUnknown ? literalsOf(s) : null;
     for (const key of ['anyOf', 'oneOf'] as const) {
       if (Array.isArray(s[key])) value = chooseBranch(value, s[key] as unknown[], childPointer(ptr, key), path, { ...walk, inUnion: walk.inUnion || literals !== null }, walk);
     }
