@@ -11,7 +11,9 @@
  *   2. several values in one stretch of text, collected into an array (only
  *      when the schema wants an array)
  *   3. each value the tolerant reader finds (read/candidates.ts), in text
- *      order, with "extracted" fixes when prose or fences stood around it
+ *      order, with "extracted" fixes when prose or fences stood around it —
+ *      but not a scalar standing in prose that the prose reading refuses as
+ *      ambiguous or negated ("2 or 3")
  *   4. jsonrepair over the whole text, then over each fence: the old repair
  *      rung, kept as the last resort and named as such
  *
@@ -33,14 +35,14 @@ export interface Attempt {
 }
 
 /** Every group of readings of `text`, in ladder order. */
-export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no'): Generator<Attempt[]> {
+export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no', proseObjects: (text: string) => boolean = () => false): Generator<Attempt[]> {
   const strict = parseStrict(text);
   if (strict) yield [{ value: strict.value, fixes: [], weak: false }];
   if (!strict && /^\s*[{[]?\s*\\"/.test(text)) {
     const unescaped = parseStrict(`"${text.trim()}"`);
     if (unescaped && typeof unescaped.value === 'string' && unescaped.value !== text) {
       const fix: Fix = { rung: 'syntax', text: 'unescaped JSON text written with escaped quotes' };
-      for (const group of readingGroups(unescaped.value, wantsArray)) yield group.map((a) => ({ ...a, fixes: [fix, ...a.fixes] }));
+      for (const group of readingGroups(unescaped.value, wantsArray, proseObjects)) yield group.map((a) => ({ ...a, fixes: [fix, ...a.fixes] }));
     }
   }
   const located = locate(text);
@@ -60,8 +62,8 @@ export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no')
   for (const v of values) {
     if (v.from === lead && v.to >= text.trimEnd().length) whole = true;
     if (strict && whole) continue;
-    // a scalar at the front of prose ("2 or 3", "\"TWO\" is the answer") is for the prose rung to judge
-    if (located.prose && !v.fenced && (v.value === null || typeof v.value !== 'object')) continue;
+    // a scalar at the front of prose is not taken when the prose reading objects to the text ("2 or 3", "true or false")
+    if (located.prose && !v.fenced && (v.value === null || typeof v.value !== 'object') && proseObjects(text)) continue;
     yield [{ value: v.value, fixes: around ? [extractFix(v.fenced), ...v.fixes] : v.fixes, weak: false }];
   }
   // jsonrepair is the fallback for text the tolerant reader could not read whole, never a second opinion on one it did

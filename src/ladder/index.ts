@@ -16,7 +16,7 @@ import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks/index.js';
 import { costOf, fixTexts } from './fixes.js';
-import { numberOf, proseScalar } from './read/prose.js';
+import { numberOf, proseScalar, readsProse } from './read/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
 import { admitsString, takeRaw, wantsString } from './rungs/raw.js';
@@ -71,7 +71,8 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     const settled = settleAttempt({ value: written, fixes: [{ rung: 'coerce', text: 'read a number written with thousands separators or as a fraction' }], weak: false }, schema);
     if (settled.ok) return settled;
   }
-  for (const group of readingGroups(text, wantsArray(schema.json))) {
+  const proseObjects = (t: string): boolean => { const p = readsProse(schema.json) ? proseScalar(t, schema.json) : null; return p !== null && 'error' in p; };
+  for (const group of readingGroups(text, wantsArray(schema.json), proseObjects)) {
     let best: Settled | null = null;
     let bestCost = Infinity;
     for (const attempt of group) {

@@ -51,6 +51,19 @@ describe('prose: a scalar, member or literal named in a sentence', () => {
     refused('That would be onerous.', ONE_TWO_THREE);
   });
 
+  it('a one-letter member is read only in its own case (an article "a" is not the member "A")', () => {
+    const abc = { enum: ['A', 'B', 'C'] };
+    expect(ok("I'd say **B**.", abc).value).toBe('B');
+    refused('The answer is a cat', abc);
+  });
+
+  it('a number at the front of prose is extracted cheaply unless the prose reading refuses the text', () => {
+    expect(ok('42 is the answer', { type: 'integer' }).fixes).toEqual(['extracted JSON from surrounding text']);
+    expect(ok('42 is the answer', {}).value).toBe(42);
+    refused('2 or 3', { type: 'integer' });
+    expect(ok('The value is 2, not 3', { const: 2 }).fixes).toContain('passed over a negated number');
+  });
+
   it('members equal up to case are told apart by an exact-case mention; otherwise refused as ambiguous', () => {
     const members = { enum: ['two', 'TWO', 'one'] };
     expect(ok('I pick TWO here', members).value).toBe('TWO');

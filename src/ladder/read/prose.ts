@@ -130,7 +130,10 @@ function memberHits(text: string, members: readonly unknown[]): Hit[] {
     for (const hit of folded.matchAll(memberPattern(word))) {
       const from = hit.index;
       const to = from + hit[0].length;
-      hits.push({ member: m, from, to, negated: negatedAt(folded, from), exact: text.slice(from, to) === String(m) });
+      const exact = text.slice(from, to) === String(m);
+      // a one-letter member ("A") is an article or a pronoun unless written in its own case
+      if (word.length === 1 && !exact) continue;
+      hits.push({ member: m, from, to, negated: negatedAt(folded, from), exact });
     }
   }
   return hits.filter((h) => !hits.some((o) => o !== h && o.member !== h.member && o.from <= h.from && o.to >= h.to && o.to - o.from > h.to - h.from));
@@ -160,7 +163,7 @@ export function memberIn(text: string, members: readonly unknown[]): ProseResult
   if (distinct.length > 1) return { error: `/: the text names ${distinct.length} different allowed values (${distinct.map((d) => JSON.stringify(d)).join(', ')}); it is ambiguous which one is meant` };
   const value = distinct[0];
   if (typeof value === 'number') {
-    const numbers = new Set([...text.matchAll(NUMBER_IN_TEXT)].map((m) => numberOf(m[0]) ?? Number(m[0])));
+    const numbers = new Set(numbersIn(text).filter((x) => !x.negated).map((x) => x.n));
     if (numbers.size > 1) return { error: `/: the text states ${numbers.size} different numbers (${[...numbers].slice(0, 4).join(', ')}); it is ambiguous which one is meant` };
   }
   if (typeof value === 'boolean' && new Set(memberHits(text, [true, false]).filter((h) => !h.negated).map((h) => h.member)).size > 1) {
@@ -168,6 +171,7 @@ export function memberIn(text: string, members: readonly unknown[]): ProseResult
   }
   const fixes: Fix[] = [{ rung: 'prose', text: `read the value ${JSON.stringify(value)} named in prose` }];
   if (named.length < all.length) fixes.push({ rung: 'prose', text: `passed over the negated mention of ${describe(all.filter((h) => h.negated))}` });
+  else if (typeof value === 'number' && numbersIn(text).some((x) => x.negated)) fixes.push({ rung: 'prose', text: 'passed over a negated number' });
   return { value, fixes };
 }
 
@@ -187,8 +191,9 @@ function booleanIn(text: string): ProseResult {
 
 /** The one number the text states (or the one it opens with, unless a second follows as an alternative: "2 or 3"). */
 function numberIn(text: string, type: 'number' | 'integer'): ProseResult {
-  const found = [...text.matchAll(NUMBER_IN_TEXT)].map((m) => ({ at: m.index, end: m.index + m[0].length, n: numberOf(m[0]) ?? Number(m[0]) })).filter((x) => Number.isFinite(x.n));
-  if (found.length === 0) return null;
+  const all = numbersIn(text);
+  const found = all.filter((x) => !x.negated);
+  if (found.length === 0) return all.length ? { error: '/: the text names numbers only to say the answer is not them' } : null;
   const distinct = [...new Set(found.map((f) => f.n))];
   const first = found[0]!;
   const alternative = /^\s*(?:or|to|and|-|\u2013|\/)\s*[-+]?\.?\d/i.test(text.slice(first.end));
@@ -196,5 +201,23 @@ function numberIn(text: string, type: 'number' | 'integer'): ProseResult {
   const value = distinct.length === 1 ? distinct[0]! : opening;
   if (value === undefined) return { error: `/: the text states ${distinct.length} different numbers (${distinct.slice(0, 4).join(', ')}); it is ambiguous which one is meant` };
   if (type === 'integer' && !Number.isInteger(value)) return { error: `/: the number in the text, ${value}, is not an integer` };
-  return { value, fixes: [{ rung: 'prose', text: `read the number ${value} out of prose` }] };
+  const fixes: Fix[] = [{ rung: 'prose', text: `read the number ${value} out of prose` }];
+  if (found.length < all.length) fixes.push({ rung: 'prose', text: 'passed over a negated number' });
+  return { value, fixes };
+}
+
+/** The numbers written in a text, each with its place and whether a negation stands before it in its clause. */
+function numbersIn(text: string): { at: number; end: number; n: number; negated: boolean }[] {
+  const folded = foldText(text);
+  const same = folded.length === text.length;
+  return [...text.matchAll(NUMBER_IN_TEXT)]
+    .map((m) => ({ at: m.index, end: m.index + m[0].length, n: numberOf(m[0]) ?? Number(m[0]), negated: same && negatedAt(folded, m.index) }))
+    .filter((x) => Number.isFinite(x.n));
+}
+
+/** True when the node has a prose reading (a literal, a member, a boolean or a number), so a scalar at the front of prose is for that reading to judge. */
+export function readsProse(node: Record<string, unknown>): boolean {
+  if (literalsOf(node)) return true;
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as string[]) : [];
+  return types.length > 0 && types.every((t) => t === 'boolean' || t === 'number' || t === 'integer' || t === 'null');
 }
