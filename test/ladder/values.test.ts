@@ -117,6 +117,10 @@ describe('code blocks and triple-quoted strings', () => {
     expect(ok('{"type": "config", "code": ```json\n{"debug": true}\n```}', code).value).toEqual({ type: 'config', code: '{"debug": true}' });
   });
 
+  it('a fenced answer whose object holds a code block of its own is read across the inner block', () => {
+    expect(ok('Here:\n```json\n{"code": ```sql\nSELECT 1;\n```}\n```\nDone.', code).value).toEqual({ code: 'SELECT 1;' });
+  });
+
   it('a triple-quoted string is dedented and trimmed, and quotes inside it are kept', () => {
     const t = { type: 'object', properties: { text: { type: 'string' } } };
     expect(ok('{"text": """\n    first\n      second\n"""}', t).value).toEqual({ text: 'first\n  second' });
