@@ -53,13 +53,17 @@ export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no',
     if (value !== NOT_PLAIN) values.push({ ...v, value, fixes });
   }
   const around = located.prose || located.fenced;
+  let several = false;
   if (wantsArray !== 'no') {
     const collected = wantsArray === 'yes' || !around ? collect(values, around, wantsArray === 'yes') : null;
     if (collected) yield [collected];
+    // several values where a list is wanted: the list is them all, never one of them wrapped alone
+    if (collected && wantsArray === 'yes') several = true;
   }
   const lead = text.search(/\S/);
   let whole = false;
   for (const v of values) {
+    if (several && !Array.isArray(v.value)) continue;
     if (v.from === lead && v.to >= text.trimEnd().length) whole = true;
     if (strict && whole) continue;
     // a scalar at the front of prose is not taken when the prose reading objects to the text ("2 or 3", "true or false")
