@@ -9,13 +9,16 @@
  *
  *   1. strict parse of the whole text
  *   2. several values in one stretch of text, collected into an array (only
- *      when the schema wants an array)
+ *      when the schema wants an array; values of several fences too, as the
+ *      `collect` rung) — and then no one of them is offered alone
  *   3. each value the tolerant reader finds (read/candidates.ts), in text
  *      order, with "extracted" fixes when prose or fences stood around it —
  *      but not a scalar standing in prose that the prose reading refuses as
  *      ambiguous or negated ("2 or 3")
  *   4. jsonrepair over the whole text, then over each fence: the old repair
- *      rung, kept as the last resort and named as such
+ *      rung, kept as the last resort for text the reader could not read
+ *      whole (never a second opinion on a whole reading that failed), named
+ *      as such, and never wrapped into an object's required field
  *
  * It is a generator so the common case (strict JSON) locates nothing.
  */

@@ -1,15 +1,24 @@
 /**
- * Scalars out of prose: when the schema wants one boolean, number or enum
- * member and the text is a sentence ("The answer is **True**", "about 1/5 of
- * it", "I'd pick résumé"), the value the sentence names.
+ * Scalars out of prose: when the schema wants one boolean, number, enum
+ * member or literal (`1 | true | "THREE"`) and the text is a sentence ("The
+ * answer is **True**", "- **SPAM**", "about 1/5 of it", "the task is in
+ * progress"), the value the sentence names; for a list of booleans or
+ * members, the ones it names. The ladder asks here last (index.ts), and a
+ * field's sentence where a member is wanted is read here too (conform.ts).
  *
  * Every reading here is a guess, priced as the heavy `prose` rung, and every
- * one refuses rather than chooses: two different enum members named, both
- * true and false, or several different numbers are ambiguous and come back
- * as an error saying so. Matching is by whole word, case- and
- * accent-insensitive; a member named inside a longer member's name counts
- * once, as the longer one. Also exports the number forms (`12,111.123`,
- * `1/5`, `1 cup butter`) that coercion of a string field uses.
+ * one refuses rather than chooses: two different members named, both true
+ * and false, several different numbers ("2 or 3"), or only members that the
+ * sentence negates ("not TWO", "isn't ONE": a negation word shortly before
+ * the member in its clause) come back as an error saying so. A member named
+ * beside a negated one is read, and the passed-over negation is a second
+ * prose fix (the reading costs twice). Matching is by whole words, case- and
+ * accent-insensitive, with separators free (`IN_PROGRESS` ~ "in progress");
+ * members equal up to case are told apart only by an exact-case mention; a
+ * one-letter member counts only in its own case (the article "a" is not
+ * "A"); a member named inside a longer member's name counts once, as the
+ * longer one. Also exports the number forms (`12,111.123`, `1/5`, `1 cup
+ * butter`) that coercion of a string field uses.
  */
 import type { Fix } from '../fixes.js';
 

@@ -1,7 +1,13 @@
 /**
  * The value-level rungs, driven by the schema: key normalisation (keys.ts),
  * coercion by type (coerce.ts), enum matching (enum.ts), one-element array
- * wrapping and unwrapping, and defaults for missing properties (defaults.ts).
+ * wrapping and unwrapping (an enum's or const's type is its members'; an
+ * object goes into a list whose items want objects), the one value of a
+ * one-key object where a scalar is wanted (`pluck`; several keys are left to
+ * be refused, and tool-call arguments are never unwrapped), a field's
+ * sentence read as the one member it names (read/prose.ts; for a union of
+ * literals against all of them, after its branches), and defaults for
+ * missing properties (defaults.ts).
  *
  * The walk follows the schema — local `$ref`s, `allOf`, `anyOf` / `oneOf`
  * (every alternative is tried on its own and the one needing the fewest fixes
