@@ -37,8 +37,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bindNotifyReceiver } from '../src/daemon/notify-receiver.js';
 import { newSessionId } from '../src/ledger/session-id.js';
-import { initRoot } from '../src/runtime/init.js';
-import { PACKAGE_DIR } from '../src/runtime/runtime.js';
+import { initRoot } from '../src/root/init.js';
+import { PACKAGE_DIR } from '../src/root/runtime.js';
 import type { BenchRow } from './types.js';
 
 /**

@@ -17,7 +17,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   models: async () => (await import('./models.js')).benchModels(),
   agent: async () => (await import('./agent.js')).benchAgent(),
   planning: async () => (await import('./planning.js')).benchPlanning(),
-  world: async () => (await import('../src/world/bench.js')).benchWorld(),
+  world: async () => (await import('./world.js')).benchWorld(),
   report: async () => (await import('./report.js')).benchReport(),
 };
 

@@ -20,8 +20,8 @@ import { MemoryIndex } from '../src/memory/memory-index.js';
 import { dbPathFor, sessionsDirFor } from '../src/memory/paths.js';
 import type { ToolRunner } from '../src/runtime/step.js';
 import { parseJob } from '../src/runtime/job.js';
-import { initRoot } from '../src/runtime/init.js';
-import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
+import { initRoot } from '../src/root/init.js';
+import { openRuntime, type Runtime } from '../src/root/runtime.js';
 import { storiesPath } from './models.js';
 import type { BenchRow } from './types.js';
 

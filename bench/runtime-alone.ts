@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { newSessionId } from '../src/ledger/session-id.js';
-import { initRoot } from '../src/runtime/init.js';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { initRoot } from '../src/root/init.js';
+import { openRuntime } from '../src/root/runtime.js';
 
 /** Make ROOT like `pico init`, claim JOBS + 1 example jobs by hand, run them; jobs/s of all but the first. */
 export async function runtimeAlone(root: string, jobs: number): Promise<number> {

@@ -4,9 +4,11 @@
  * leaves everything else to `render.ts`; it keeps nothing between calls.
  */
 import type { CodeProvider } from '../types.js';
-import { renderAnswer, type AnswerFact, type AnswerInput } from './render.js';
+import type { AnswerFact } from './overall.js';
+import { renderAnswer, type AnswerInput } from './render.js';
 
-export { renderAnswer, quote, humanBytes, QUOTE_MAX, type Answer, type AnswerInput, type AnswerFact } from './render.js';
+export { renderAnswer, quote, humanBytes, QUOTE_MAX, type Answer, type AnswerInput } from './render.js';
+export type { AnswerFact } from './overall.js';
 
 const SHAPE = 'expected {"goal": string, "facts": [{"step", "schema", "fact": object, "trust": "T0"|"T1"|"T2"}], "missing": [string]}';
 

@@ -6,7 +6,14 @@
  * it can say nothing that a fact's text could have put there.
  */
 import { int, oneOf, STATES, type State } from './words.js';
-import type { AnswerFact } from './render.js';
+
+/** One fact of the renderer's input document (render.ts); here because the closing line reads it too. */
+export interface AnswerFact {
+  step: string;
+  schema: string;
+  fact: Record<string, unknown>;
+  trust: 'T0' | 'T1' | 'T2';
+}
 
 const AREAS: Record<string, string> = {
   'disk_usage@1': 'disk', 'memory_usage@1': 'memory', 'load_processes@1': 'load', 'thermal@1': 'temperature', 'failed_units@1': 'failed units',

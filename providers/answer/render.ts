@@ -15,16 +15,10 @@
  */
 import { humanBytes, num, oneOf, quote, str } from './words.js';
 import { SENTENCES } from './sentences.js';
-import { overall } from './overall.js';
+import { overall, type AnswerFact } from './overall.js';
 
 export { QUOTE_MAX, quote, humanBytes } from './words.js';
 
-export interface AnswerFact {
-  step: string;
-  schema: string;
-  fact: Record<string, unknown>;
-  trust: 'T0' | 'T1' | 'T2';
-}
 export interface AnswerInput {
   goal: string;
   facts: AnswerFact[];

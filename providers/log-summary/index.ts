@@ -9,7 +9,7 @@ import type { CodeProvider } from '../types.js';
 import { summarizeLog } from './summarize.js';
 
 export { summarizeLog, windowLines, hasCollectorNotice, type LogSummary } from './summarize.js';
-export { isRule1FailureLine, isRule2FailureLine } from './rules.js';
+export { isRule1FailureLine, isRule2FailureLine } from '../../src/agent/failure-lines.js';
 
 /** Summarise the input window; only `log_summary@2` is produced. */
 export const logSummaryProvider: CodeProvider = ({ text, schemaId }) => {

@@ -1,20 +1,21 @@
 /**
- * The word rules of log_summary@2: which lines report a failure and which
- * severity a window states (spec "What counts as a failure line", `max_severity`).
+ * The word rules of log_summary@2: which severity a line and a window state
+ * (spec `max_severity`).
  *
- * This module owns the vocabulary so that the parser and the ladder's
- * cross-check cannot disagree: rule 1 is exported as `isRule1FailureLine` and
- * the cross-check recounts with exactly that function. It looks at one line at
- * a time and knows nothing about time stamps, hosts or tags (see `line.ts`).
+ * This module owns the severity vocabulary so that the parser and the
+ * ladder's cross-check cannot disagree. Rules 1 and 2 themselves (which lines
+ * are failure lines, `isRule1FailureLine`, `isRule2FailureLine`) live in
+ * src/agent/failure-lines.ts, below the providers, because the agent's log
+ * compaction keeps failure lines by the same rules; the parser and the
+ * cross-check use exactly those functions. It looks at one line at a time and
+ * knows nothing about time stamps, hosts or tags (see `line.ts`).
  */
+import { leadingPriority } from '../../src/agent/failure-lines.js';
 
 export type Severity = 'critical' | 'error' | 'warning' | 'info' | 'debug';
 
 /** Higher is more severe; used to keep the maximum over a window. */
 export const SEVERITY_RANK: Record<Severity, number> = { debug: 1, info: 2, warning: 3, error: 4, critical: 5 };
-
-// Rule 1: these words, whole and in any case, make a failure line.
-const RULE1 = /\b(?:emerg|emergency|alert|crit|critical|panic|fatal|err|error|errors|fail|failed|failure|failures)\b/i;
 
 // Every word that states a severity, mapped as the spec's table says. The
 // plural and long forms of rule-1 words map like their stems, so a line that
@@ -28,28 +29,6 @@ const WORD_SEVERITY: Record<string, Severity> = {
   notice: 'info', info: 'info',
   debug: 'debug',
 };
-
-// A syslog priority opening the line: "<PRI>", PRI in 0..191.
-const PRIORITY = /^<(\d{1,3})>/;
-
-/** Rule 1: the line contains a failure word as a whole word, in any letter case. */
-export function isRule1FailureLine(line: string): boolean {
-  return RULE1.test(line);
-}
-
-/** The syslog priority the line starts with, or null when it has none (or it is out of range). */
-export function leadingPriority(line: string): number | null {
-  const m = PRIORITY.exec(line);
-  if (!m) return null;
-  const pri = Number(m[1]);
-  return pri <= 191 ? pri : null;
-}
-
-/** Rule 2: the line starts with a priority whose severity (priority mod 8) is 3 or less. */
-export function isRule2FailureLine(line: string): boolean {
-  const pri = leadingPriority(line);
-  return pri !== null && pri % 8 <= 3;
-}
 
 /** Map a numeric syslog severity (0..7) onto the five-level scale. */
 export function severityOfNumber(sev: number): Severity {

@@ -9,7 +9,8 @@
  * and never interprets what a message asks for: it only measures text.
  */
 import { parseLine, type ParsedLine } from './line.js';
-import { isRule1FailureLine, isRule2FailureLine, lineSeverity, maxSeverity, type Severity } from './rules.js';
+import { isRule1FailureLine, isRule2FailureLine } from '../../src/agent/failure-lines.js';
+import { lineSeverity, maxSeverity, type Severity } from './rules.js';
 import { isCollectorNotice, isLifecycleMessage, isRedactionMarker, namesUnit, saysDidNotSucceed } from './markers.js';
 
 export interface LogSummary {

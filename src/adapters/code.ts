@@ -15,7 +15,7 @@
 import { codeProviders } from '../../providers/index.js';
 import type { CodeProvider } from '../../providers/types.js';
 import type { ManifestOfKind } from '../registry/manifest.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from '../runtime/provider.js';
 
 type CodeManifest = ManifestOfKind<'code'>;
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ProviderError } from './types.js';
+import { ProviderError } from '../runtime/provider.js';
 
 const cache = new Map<string, { size: number; mtimeMs: number; sha256: string }>();
 

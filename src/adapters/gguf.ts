@@ -29,7 +29,7 @@ import { disposeEntry, grammarFor, loadEntry, type LoadedModel } from './gguf-en
 import { importNodeLlamaCpp, openLlama } from './gguf-llama.js';
 import { verifyWeights } from './gguf-weights.js';
 import { reportModelLoad } from './model-loads.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from '../runtime/provider.js';
 
 export type GgufManifest = ManifestOfKind<'gguf'>;
 

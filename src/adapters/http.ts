@@ -18,7 +18,7 @@ import { loadPrompt, PromptError } from '../prompts/envelope.js';
 import { renderPrompt } from '../prompts/render.js';
 import { samplingOptions } from './gguf.js';
 import { assertLoopback } from './http-loopback.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse, type ProviderUsage } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse, type ProviderUsage } from '../runtime/provider.js';
 
 export type HttpManifest = ManifestOfKind<'http'>;
 

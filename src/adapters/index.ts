@@ -18,7 +18,7 @@
 import type { ManifestOfKind, ProviderKind, ProviderManifest } from '../registry/manifest.js';
 import { createCodeAdapter } from './code.js';
 import { createShellAdapter } from './shell.js';
-import type { ProviderAdapter, ProviderRequest, ProviderResponse } from './types.js';
+import type { ProviderAdapter, ProviderRequest, ProviderResponse } from '../runtime/provider.js';
 
 export type Adapters = { [K in ProviderKind]: ProviderAdapter<ManifestOfKind<K>> };
 

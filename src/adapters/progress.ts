@@ -11,7 +11,7 @@
  * not throttle: the listener decides how often to show.
  */
 import type { ProviderManifest } from '../registry/manifest.js';
-import type { ProviderAdapter } from './types.js';
+import type { ProviderAdapter } from '../runtime/provider.js';
 
 /** One report about a provider call in flight. */
 export interface ProviderProgress {

@@ -24,10 +24,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ManifestOfKind } from '../registry/manifest.js';
-import { abortReason, stderrExcerpt } from '../tools/run.js';
+import { abortReason, stderrExcerpt } from '../world/shapes.js';
 import { argvFiles } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
-import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from './types.js';
+import { ProviderError, type ProviderAdapter, type ProviderRequest, type ProviderResponse } from '../runtime/provider.js';
 
 type ShellManifest = ManifestOfKind<'shell'>;
 

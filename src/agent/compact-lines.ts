@@ -13,7 +13,7 @@
  * is reworded. Sizes are planned with per-line counts and the result is
  * counted again whole, giving back the last-added lines until it truly fits.
  */
-import { isRule1FailureLine, isRule2FailureLine } from '../../providers/log-summary/rules.js';
+import { isRule1FailureLine, isRule2FailureLine } from './failure-lines.js';
 import type { TokenCounter } from './tokens.js';
 
 export interface LineCut {

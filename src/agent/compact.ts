@@ -14,8 +14,9 @@
  */
 import { compactJson, type JsonCut } from './compact-json.js';
 import { compactLines, isFailureLine, type LineCut } from './compact-lines.js';
-import { MIN_COMPACT_TOKENS } from './settings.js';
-import type { TokenCounter } from './tokens.js';
+import type { Compactor } from '../runtime/step.js';
+import { AGENT_DEFAULTS, MIN_COMPACT_TOKENS } from './settings.js';
+import { estimator, type TokenCounter } from './tokens.js';
 
 export interface CompactionRecord {
   kind: 'log' | 'json';
@@ -86,3 +87,22 @@ export function compactOutput(text: string, budgetTokens: number, counter: Token
   const lines = compactLines(text, budgetTokens, counter);
   return done(lines.text, { cut: lines.cut, failure_lines: lines.failure_lines, json_cuts: [], json_cuts_total: 0 });
 }
+
+/**
+ * The core's Compactor (src/runtime/step.ts): a tool output a model is shown, as it is when it fits
+ * AGENT_DEFAULTS.tool_output_tokens (null), else compacted, with what the input_compacted event records.
+ */
+export const compactForModel: Compactor = (input) => {
+  const budget = AGENT_DEFAULTS.tool_output_tokens;
+  if (estimator.count(input) <= budget) return null;
+  const { text, record } = compactOutput(input, budget, estimator);
+  if (!record.compacted) return null;
+  return {
+    text,
+    fields: {
+      kind: record.kind, budget_tokens: budget,
+      original_bytes: record.original_bytes, original_tokens: record.original_tokens, kept_tokens: record.kept_tokens,
+      cut: record.cut, failure_lines: record.kind === 'log' ? record.failure_lines : null, json_cuts: record.json_cuts_total,
+    },
+  };
+};

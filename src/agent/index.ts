@@ -5,7 +5,7 @@
  */
 export type { AgentTool } from './types.js';
 export { AGENT_DEFAULTS, MIN_COMPACT_TOKENS, agentSettingsShape, agentSettingsSchema, type AgentSettings } from './settings.js';
-export { terms, stem, words } from './terms.js';
+export { terms, stem, words } from '../memory/terms.js';
 export { rankTools, indexFor, toolSetDigest, ToolIndex, FIELD_WEIGHTS, type RankedTool } from './retrieval.js';
 export { describeTool, renderTools, signature, typeOf, LEVELS, DROPPED_AT, type DisclosureLevel } from './disclosure.js';
 export { estimateTokens, estimator, modelCounter, type TokenCounter, type Tokenizes } from './tokens.js';

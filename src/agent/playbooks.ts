@@ -15,7 +15,8 @@
  * occurs in the goal whole (every stemmed word of it).
  */
 import { z } from 'zod';
-import type { ManifestIssue, ManifestSource } from '../registry/load.js';
+import type { ManifestIssue } from '../registry/boundary.js';
+import type { ManifestSource } from '../registry/load.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { rankTools, terms } from './index.js';
 import { EXTRACTORS } from './extractors.js';

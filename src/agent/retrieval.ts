@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AGENT_DEFAULTS } from './settings.js';
-import { terms } from './terms.js';
+import { terms } from '../memory/terms.js';
 import type { AgentTool } from './types.js';
 
 export interface RankedTool {

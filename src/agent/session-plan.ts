@@ -8,19 +8,37 @@
  * run, step, replan, answer); what a plan is made of, and how a replan is
  * asked for from text-free input, belongs to the agent. Everything here
  * writes through the ledger the loop hands it; nothing decides when to run.
+ * agentPlanner() fills the core's Planner seam (src/runtime/planner.ts) with
+ * these functions; src/root/ hands it to the loop.
  */
 import type { EventOf } from '../ledger/events.js';
 import { FAILURE_KIND } from '../ledger/events.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
-import type { LoopDeps } from '../runtime/loop.js';
+import { planSteps, type PlanSession, type Planner, type PlanStepEv } from '../runtime/planner.js';
 import type { StepContext } from '../runtime/step.js';
-import type { CacheHit } from './cache.js';
-import { ANSWER_STEP, callKey, planSession, type PlanResult } from './planning.js';
+import { cachedSteps, type CacheHit } from './cache.js';
+import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
+import type { Playbook } from './playbooks.js';
 
-export type PlanStepEv = EventOf<'plan_created'>['steps'][number];
+export { planSteps, type PlanStepEv };
 type PlanStepSource = EventOf<'plan_created'>['source'];
+/** The session as a planner reads it, with the playbooks a goal-only job is planned from. */
+type PlanDeps = PlanSession & { playbooks?: readonly Playbook[] };
+
+/** The agent's planner for the loop: these functions, planning from `playbooks` (loaded with the manifests). */
+export function agentPlanner(playbooks: readonly Playbook[]): Planner {
+  return {
+    plannableTools, cacheHit, droppedUnplanned,
+    reuse: (hit, registry) => {
+      const steps = cachedSteps(hit, registry);
+      return steps ? withAnswer(steps) : null;
+    },
+    fresh: (d, ...rest) => planFresh({ ...d, playbooks }, ...rest),
+    replan: (d, ...rest) => replan({ ...d, playbooks }, ...rest),
+  };
+}
 
 /** The planner's memory lines as the policy snapshot recorded them. */
 export function plannerLines(ledger: Ledger): string[] {
@@ -41,15 +59,6 @@ export function droppedUnplanned(ledger: Ledger): boolean {
   return last >= 0 && ledger.all.slice(last).some((e) => e.type === 'cache_dropped');
 }
 
-/** Job steps in the ledger's form: every `from` spelled out. */
-export function planSteps(steps: readonly JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
-  const out: PlanStepEv[] = [...before];
-  for (const s of steps) {
-    out.push({ step: s.step, tool: s.tool ?? null, args: s.args, capability: s.capability, schema: s.schema, from: s.tool ? [] : s.from ?? out.map((p) => p.step) });
-  }
-  return out;
-}
-
 /** A planner's steps, then the answer step that reduces every one of them. */
 export function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = []): PlanStepEv[] {
   const data = [...before.filter((s) => s.step !== ANSWER_STEP), ...planSteps(steps)];
@@ -58,7 +67,7 @@ export function withAnswer(steps: JobStep[], before: readonly PlanStepEv[] = [])
 
 /** Plan the goal with the planners and record plan_created; null when planning failed (the ledger says why). */
 export async function planFresh(
-  d: LoopDeps, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>,
+  d: PlanDeps, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan: PlanStepEv[]; source: NonNullable<PlanStepSource> } | null> {
   const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
   const planned = await planSession({
@@ -79,7 +88,7 @@ export async function planFresh(
  * again; a call that already ran and failed, proposed again, is a loop: it stops the plan.
  */
 export async function replan(
-  d: LoopDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
+  d: PlanDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');

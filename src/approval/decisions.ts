@@ -15,7 +15,7 @@
  * unanswered request expire: it is then denied with `by: "timeout"`.
  *
  * It does not run steps, resume sessions or parse arguments (the runtime,
- * the daemon and src/approval/cli.ts do).
+ * the daemon and src/cli/decide.ts do).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

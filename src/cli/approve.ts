@@ -1,5 +1,5 @@
-/** `pico approve SESSION [STEP]`: grant one destructive step (src/approval/cli.ts). */
-import { decideCommand } from '../approval/cli.js';
+/** `pico approve SESSION [STEP]`: grant one destructive step (src/cli/decide.ts). */
+import { decideCommand } from './decide.js';
 
 export function main(argv: string[]): Promise<number> {
   return Promise.resolve(decideCommand(argv, 'granted'));

@@ -13,7 +13,7 @@ import { LEVEL_OF, type LadderFailureKind } from '../ladder/types.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import { openRuntime } from '../runtime/runtime.js';
+import { openRuntime } from '../root/runtime.js';
 import { parseTrust } from '../base/trust.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 

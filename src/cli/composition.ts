@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compositionHash, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
 import { createLogger } from '../base/log.js';
-import { openRuntime } from '../runtime/runtime.js';
+import { openRuntime } from '../root/runtime.js';
 import { EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico composition [SESSION] [--root DIR] [--hash]';

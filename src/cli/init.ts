@@ -1,6 +1,6 @@
 /** `pico init DIR [--json]`: create or complete a root with the shipped defaults. */
 import { resolve } from 'node:path';
-import { initRoot } from '../runtime/init.js';
+import { initRoot } from '../root/init.js';
 import { emit, jsonOption, parse, UsageError, EXIT } from './args.js';
 
 const USAGE = 'pico init DIR [--json]';

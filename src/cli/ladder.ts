@@ -17,7 +17,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileSchema, loadSchemaFile, runLadder } from '../ladder/index.js';
 import type { LadderResult } from '../ladder/types.js';
-import { scoreCase } from '../ladder/score.js';
+import { scoreCase } from '../eval/score.js';
+// loading the cross-checks puts them in the ladder's level-4 table (--source runs level 4)
+import '../crosschecks/index.js';
 
 const options = {
   schema: { type: 'string' },

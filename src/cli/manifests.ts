@@ -4,7 +4,8 @@
  * fix. Exit 0 when all load, 3 when any does not.
  */
 import { listPrompts } from '../prompts/envelope.js';
-import { loadRoot, ManifestError, type ManifestIssue } from '../registry/load.js';
+import type { ManifestIssue } from '../registry/boundary.js';
+import { loadRoot, ManifestError } from '../registry/load.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico manifests check [--root DIR] [--json]';

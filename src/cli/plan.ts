@@ -18,7 +18,7 @@ import { readLedger } from '../ledger/ledger.js';
 import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../base/log.js';
 import { parseJob } from '../runtime/job.js';
-import { openRuntime } from '../runtime/runtime.js';
+import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
 const USAGE = 'pico plan GOAL [--provider ID] [--budget-class interactive|attended|background|batch] [--root DIR] [--json]';

@@ -15,7 +15,7 @@ import { counterfactualSession, type SessionComparison } from '../counterfactual
 import { buildReport, renderReport, type CounterfactualReport } from '../counterfactual/report.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { isSessionId } from '../ledger/session-id.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../root/runtime.js';
 import { UsageError } from './args.js';
 
 /** Why a session cannot be compared, or null when it can. */

@@ -16,8 +16,8 @@ import { LEDGER_FILE } from '../ledger/ledger.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../base/log.js';
 import { reportDamage } from './damage.js';
-import { replaySession } from '../runtime/replay.js';
-import { openRuntime } from '../runtime/runtime.js';
+import { replaySession } from '../replay/replay.js';
+import { openRuntime } from '../root/runtime.js';
 import { counterfactualReport, describeCounterfactual } from './replay-policy.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 

@@ -17,7 +17,7 @@ import { JobError, parseJob } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import { decodeUtf8Strict } from '../base/utf8.js';
-import { openRuntime } from '../runtime/runtime.js';
+import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runProgress } from './progress-view.js';
 

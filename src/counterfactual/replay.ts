@@ -17,20 +17,21 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderError, type ProviderAdapter } from '../adapters/types.js';
+import { ProviderError, type ProviderAdapter } from '../runtime/provider.js';
 import { resolveWeightsPath } from '../adapters/gguf-weights.js';
 import { BlobStore } from '../ledger/blobs.js';
 import type { EventOf, LedgerEvent } from '../ledger/events.js';
 import { Ledger, readLedger } from '../ledger/ledger.js';
-import { crossChecks } from '../ladder/crosschecks/index.js';
+import { crossChecks } from '../crosschecks/index.js';
 import { schemaFeatures } from '../ladder/schemas.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { Budget } from '../runtime/budget.js';
 import type { HeldFact } from '../runtime/fold.js';
 import { parseJob } from '../runtime/job.js';
 import type { PolicyOverride } from '../runtime/policy.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../root/runtime.js';
 import { runStep, type StepContext } from '../runtime/step.js';
+import { compactForModel } from '../agent/compact.js';
 
 export const NOT_CORRECTNESS = 'a pass means the output passed the validation ladder; it is not correctness, except on steps marked level-4 (a cross-check or extractive spans re-derive the value from the input)';
 
@@ -89,7 +90,7 @@ export async function counterfactualSession(rt: Runtime, sessionId: string, poli
       sessionId, root: rt.root, ledger, registry: rt.registry, adapterFor: availableOnly(rt), hooks: [],
       budget: new Budget(job.budget_class), measurements: snapshot?.measurements ?? {},
       runTool: async (tool) => { throw new Error(`counterfactual replay runs no tool (${tool.name}); it reduces recorded outputs`); },
-      goal: user.text, history: (p, s) => snapshot?.measurements[p]?.[s]?.pass_rate ?? null, policy,
+      compact: compactForModel, goal: user.text, history: (p, s) => snapshot?.measurements[p]?.[s]?.pass_rate ?? null, policy,
     };
     const held = new Map<string, HeldFact>();
     for (const s of plan.steps) {

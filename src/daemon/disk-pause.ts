@@ -7,10 +7,17 @@
  * session be the probe. The wait starts at 250 ms and doubles to 8 s, so a
  * disk that comes back is used within seconds, and one that does not costs
  * one failed attempt per 8 s. The first session that gets through ends the
- * pause. This module keeps time and words only; the loop requeues, takes
- * jobs back from the worker and logs.
+ * pause. DiskPause keeps time and words; pauseForStorage and writingWorks are
+ * the two transitions of the daemon (requeue, take jobs back from the worker,
+ * say so in status.json and the log), over the part of the daemon's
+ * bookkeeping (context.ts) they touch, named here as PauseHost.
  */
+import type { Logger } from 'pino';
 import { storageCode, storageFix } from '../base/storage-error.js';
+import type { Notifier } from './notify.js';
+import type { QueuedJob } from './queue.js';
+import type { SessionRunner } from './seams.js';
+import type { StatusPublisher } from './status.js';
 
 const FIRST_MS = 250;
 /** The longest wait between two tries of a disk that refused a write. */
@@ -49,4 +56,50 @@ export class DiskPause {
     this.record = null;
     return was;
   }
+}
+
+/** What a disk pause touches in the daemon (context.ts's DaemonContext is one). */
+export interface PauseHost {
+  readonly stop: AbortController;
+  readonly queue: { requeue(item: QueuedJob): void };
+  readonly inFlight: ReadonlyMap<string, { item: QueuedJob; begun: boolean; cancelling: boolean }>;
+  readonly runtime: SessionRunner | null;
+  readonly status: StatusPublisher;
+  readonly notifier: Notifier | null;
+  readonly log: Logger;
+  readonly diskPause: DiskPause;
+  /** no hand-over before this time */
+  pausedUntil: number;
+}
+
+/**
+ * The disk refused a write (ENOSPC, EIO): the session is not at fault and stays claimed. It goes
+ * back to the queue, jobs handed over but not begun are taken back (they would hit the same
+ * disk), and no job is handed over until a backoff passes; then the next session is the probe.
+ * The first session to get through again ends the pause (writingWorks).
+ */
+export function pauseForStorage(d: PauseHost, item: QueuedJob, err: Error): void {
+  if (!d.stop.signal.aborted) d.queue.requeue(item);
+  if (performance.now() < d.pausedUntil) return; // the jobs handed over with it failed on the same disk
+  const p = d.diskPause.failed(err);
+  d.pausedUntil = performance.now() + p.retry_in_ms;
+  for (const f of d.inFlight.values()) {
+    if (!f.begun && !f.cancelling) {
+      f.cancelling = true;
+      d.runtime!.cancel(f.item.id);
+    }
+  }
+  d.status.update((s) => (s.paused = { ...p }));
+  d.notifier?.send({ STATUS: `paused: ${p.code} writing sessions; ${p.fix}` });
+  d.log.error({ event: 'paused', job: item.id, session: item.id, code: p.code, err: p.reason, retry_in_ms: p.retry_in_ms }, `the disk refused a write (${p.code}) while running ${item.id}; sessions wait and are tried again in ${p.retry_in_ms} ms: ${p.fix}`);
+}
+
+/** A session got through: if the daemon was paused on the disk, it is not any more. */
+export function writingWorks(d: PauseHost, id: string): void {
+  const was = d.diskPause.cleared();
+  if (!was) return;
+  d.pausedUntil = 0;
+  d.status.update((s) => (s.paused = null));
+  void d.status.keepReserve();
+  d.log.info({ event: 'unpaused', session: id, code: was.code, paused_since: was.since }, `writing works again (${id} got through); the paused sessions run`);
 }

@@ -30,7 +30,7 @@ import { daemonPaths, sessionFiles } from './paths.js';
 import { ProgressWriter } from '../progress/side-file.js';
 import { bounded, REASON_CHARS } from '../progress/steps.js';
 import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../root/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../base/storage-error.js';
 import { onModelLoad } from '../adapters/model-loads.js';
@@ -80,7 +80,7 @@ class Worker {
   async open(): Promise<void> {
     const t0 = performance.now();
     try {
-      const { openRuntime } = await import('../runtime/runtime.js');
+      const { openRuntime } = await import('../root/runtime.js');
       // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
       const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
       this.runtime = await openRuntime(this.root, { log: this.log, lastGood });

@@ -15,7 +15,7 @@
  * `raw`, `extract` and `ladder` read the same unconstrained output, so they
  * share one model call; `retry` starts from it too. Only the ladder refuses
  * with a classified error; `raw` and `extract` can only crash on text they
- * cannot parse, which is never a right refusal (src/ladder/score.ts). This module turns one
+ * cannot parse, which is never a right refusal (src/eval/score.ts). This module turns one
  * text into an answer per mode; calling the model is run.ts.
  */
 import { runLadder } from '../ladder/index.js';

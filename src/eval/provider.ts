@@ -10,7 +10,7 @@
  * the run's first call it means the provider cannot run, and the run stops.
  */
 import { createAdapters, disposeAdapters, invokeProvider, type Adapters } from '../adapters/index.js';
-import { ProviderError } from '../adapters/types.js';
+import { ProviderError } from '../runtime/provider.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import type { EvalCase } from './cases.js';
 import type { Mode } from './modes.js';

@@ -13,12 +13,12 @@
  * parsing time is not counted. A provider fault on a call (timeout, empty
  * output, output too long) is that call's refusal, with its message; a fault
  * on the very first call of a run means the provider cannot run at all, and
- * the run stops with that message. Scoring is src/ladder/score.ts, the table table.ts.
+ * the run stops with that message. Scoring is src/eval/score.ts, the table table.ts.
  */
 import type { EvalCase } from './cases.js';
 import { extractAnswer, ladderAnswer, LIVE_ONLY, MAX_RETRIES, rawAnswer, type Mode, type ModeAnswer } from './modes.js';
 import { renderCase, renderRetry, type Messages, type PromptVariant } from './prompt.js';
-import { isRight } from '../ladder/score.js';
+import { isRight } from './score.js';
 
 export type Purpose = 'free' | 'retry-1' | 'retry-2' | 'grammar';
 

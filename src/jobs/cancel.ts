@@ -8,7 +8,7 @@
  *     at once by its result file (`cancelled`, no step ran). If the daemon
  *     won the rename, the job is a claimed one, below.
  *   - A daemon runs (its lock is held): the command writes the request
- *     (cancel-file.ts) and waits a little for the daemon's result; the
+ *     (src/daemon/cancel-file.ts) and waits a little for the daemon's result; the
  *     daemon closes a queued job at once and stops a running one after its
  *     current step, answering from the facts held.
  *   - No daemon runs: the command takes the lock itself (so none starts
@@ -25,7 +25,7 @@ import { claimJob, syncClaims } from '../daemon/claim.js';
 import { LockHeld, takeLock } from '../daemon/lock.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { isSessionId } from '../ledger/session-id.js';
-import { cancelReason, writeCancelledResult, writeCancelRequest } from './cancel-file.js';
+import { cancelReason, writeCancelledResult, writeCancelRequest } from '../daemon/cancel-file.js';
 import { jobInfo, listJobs, type JobInfo } from './list.js';
 
 export type CancelOutcome =
@@ -74,7 +74,7 @@ async function closeHere(root: string, j: JobInfo): Promise<CancelOutcome> {
     return { ok: true, id: j.id, was: j.state, how: 'closed', outcome: 'cancelled', answer: null, result, step: null };
   }
   // it began under an earlier daemon: the runtime closes it as the daemon would (remaining steps not run)
-  const { openRuntime } = await import('../runtime/runtime.js');
+  const { openRuntime } = await import('../root/runtime.js');
   const runtime = await openRuntime(root, { log: pino({ level: 'silent' }) });
   try {
     const r = await runtime.runSession(j.id, { closeReason: cancelReason(req), cancelled: true });

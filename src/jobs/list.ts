@@ -22,7 +22,7 @@ import { daemonPaths, sessionFiles, type DaemonPaths } from '../daemon/paths.js'
 import { readStatus, type DaemonStatus } from '../daemon/status.js';
 import { readApprovalSettings } from '../approval/decisions.js';
 import { waitingOn } from '../approval/waiting.js';
-import { CANCEL_FILE } from './cancel-file.js';
+import { CANCEL_FILE } from '../daemon/cancel-file.js';
 
 /** How much of a result.json's head is read for its outcome. */
 const HEAD_BYTES = 512;

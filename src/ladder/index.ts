@@ -5,21 +5,22 @@
  * extract, syntax repair), then for each reading the value rungs (keys,
  * coercion, enum, defaults — rungs/conform.ts), then levels 2–3 (schemas.ts),
  * then level 4 when the provider's input is given: the span rule (spans.ts)
- * and the schema's cross-check (crosschecks/). The first reading that settles
- * wins; when none does, the refusal is the failure of the most faithful
- * reading, classified `grammar`, `schema`, `range` or `crosscheck`. A plain
- * string schema takes the text exactly as written (rungs/raw.ts). Prose is
- * the last and dearest rung: only when no structural reading settles, never
- * for a text that is one JSON object or list — a union that takes a string
- * takes the prose as that string, else the scalar the prose names
- * (read/prose.ts), refused when it is ambiguous or negated.
+ * and the schema's cross-check (the table in crosschecks.ts, which
+ * src/crosschecks/ fills). The first reading that settles wins; when none
+ * does, the refusal is the failure of the most faithful reading, classified
+ * `grammar`, `schema`, `range` or `crosscheck`. A plain string schema takes
+ * the text exactly as written (rungs/raw.ts). Prose is the last and dearest
+ * rung: only when no structural reading settles, never for a text that is
+ * one JSON object or list — a union that takes a string takes the prose as
+ * that string, else the scalar the prose names (read/prose.ts), refused
+ * when it is ambiguous or negated.
  * `{value}` output (code providers) skips the repair rungs and gets levels
  * 2–4 only. Fixes are returned on success and on failure. The ladder writes
  * no ledger events; the runtime maps a failure kind to its event (EVENT_OF).
  */
 import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
-import { crossChecks } from './crosschecks/index.js';
+import { crossChecks } from './crosschecks.js';
 import { costOf, fixTexts } from './fixes.js';
 import { numberOf, proseScalar, readsProse } from './read/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';

@@ -12,4 +12,5 @@ export { FAILURE_KINDS, RESOLUTIONS, SCHEMA_VERSION, type FailureKind, type Reso
 export { normaliseDetail } from './signature.js';
 export { readMeasurements, readMeasurementsAt, ingestAfterJob, type Measurements } from './runtime-api.js';
 export { dbPathFor, sessionsDirFor, providerManifestsDirFor } from './paths.js';
-export type { IngestResult, DirResult } from './ingest.js';
+export type { DirResult } from './ingest.js';
+export type { IngestResult } from './ingest-events.js';

@@ -5,17 +5,32 @@
  * the tables (inheriting trust, tool and schema from the step's
  * `step_started`, and never upgrading trust), and `resolveSession` recomputes
  * what followed each failure of the session. Bookkeeping (which bytes were
- * read, transactions) is `ingest.ts`.
+ * read, transactions) is `ingest.ts`; the result record of one session
+ * (`IngestResult`) is here because both fill it.
  */
 import { FAILURE_KIND } from '../ledger/events.js';
 import { TRUST_LEVELS, weakest, type Trust } from '../base/trust.js';
-import type { IngestResult } from './ingest.js';
 import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
 import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
 import { normaliseDetail } from './signature.js';
 import { entryOf, type CachedStep, type ToolSide } from './trajectory.js';
+
+export type IngestStatus = 'new' | 'grown' | 'unchanged' | 'rewritten' | 'missing';
+
+/** What ingesting one session did; `applyEvents` adds to its counts, ingest.ts fills the rest. */
+export interface IngestResult {
+  session: string;
+  status: IngestStatus;
+  events: number;
+  facts: number;
+  failures: number;
+  /** complete lines that were not events, plus events whose seq was already consumed */
+  skipped: number;
+  /** an unfinished last line was left for the next ingest */
+  tornTail: boolean;
+}
 
 // field readers for foreign ledgers: a wrong type reads as absent
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

@@ -25,25 +25,11 @@ import type Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { COMPOSITION_FILE, compositionHash, type Composition } from '../ledger/composition.js';
-import { applyEvents } from './ingest-events.js';
+import { applyEvents, type IngestResult } from './ingest-events.js';
 import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
 import { manifestIdOf, providerDigests } from './provider-identity.js';
 import { readLedger, ledgerSize } from './ledger-reader.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
-
-export type IngestStatus = 'new' | 'grown' | 'unchanged' | 'rewritten' | 'missing';
-
-export interface IngestResult {
-  session: string;
-  status: IngestStatus;
-  events: number;
-  facts: number;
-  failures: number;
-  /** complete lines that were not events, plus events whose seq was already consumed */
-  skipped: number;
-  /** an unfinished last line was left for the next ingest */
-  tornTail: boolean;
-}
 
 export interface DirResult {
   sessions: number;

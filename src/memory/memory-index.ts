@@ -12,7 +12,8 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CostModel } from './cost.js';
 import { FailureMemory } from './failures.js';
-import { Ingestor, type DirResult, type IngestResult } from './ingest.js';
+import type { IngestResult } from './ingest-events.js';
+import { Ingestor, type DirResult } from './ingest.js';
 import { Recall, type EpisodeHit, type FactHit, type FieldHit, type RecallOptions } from './recall.js';
 import { createSchema, dropSchema, ensureSchema, SCHEMA_VERSION } from './schema.js';
 

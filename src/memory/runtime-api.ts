@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement } from '../ledger/events.js';
 import { CostModel, type SnapshotOptions } from './cost.js';
-import type { IngestResult } from './ingest.js';
+import type { IngestResult } from './ingest-events.js';
 import { MemoryIndex } from './memory-index.js';
 import { dbPathFor, providerManifestsDirFor, sessionsDirFor } from './paths.js';
 

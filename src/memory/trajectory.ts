@@ -16,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import type { Composition } from '../ledger/composition.js';
 import { canonicalJson, digestOf } from '../ledger/canonical.js';
-import { terms } from '../agent/terms.js';
+import { terms } from './terms.js';
 
 /** A plan step as the ledger writes it. */
 export interface CachedStep {

@@ -23,11 +23,18 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { COMMAND_DIRS } from '../runtime/settings.js';
-import { bestLevel, type HostView } from '../world/host-view.js';
-import { type IsolationLevel, meetsLevel } from '../world/levels.js';
+import { COMMAND_DIRS } from './settings.js';
+import { bestLevel, type HostView } from './host-view.js';
+import { type IsolationLevel, meetsLevel } from './levels.js';
 import { embedsPlaceholder, interpreterArgv, placeholder } from './argv-grammar.js';
-import type { ManifestIssue } from './load.js';
+
+/** One problem of a manifest file: where it is (file, key path), what is wrong, and the fix. load.ts collects them. */
+export interface ManifestIssue {
+  file: string;
+  path: string;
+  message: string;
+  fix: string;
+}
 
 function inside(path: string, dir: string): boolean {
   const rel = relative(dir, path);

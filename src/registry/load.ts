@@ -10,7 +10,7 @@
  * after each file is valid on its own.
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { checkHostView, checkInsideRoot, checkProgram, checkToolArgv } from './boundary.js';
+import { checkHostView, checkInsideRoot, checkProgram, checkToolArgv, type ManifestIssue } from './boundary.js';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { compileSchema } from '../ladder/schemas.js';
@@ -21,13 +21,6 @@ import {
 } from './manifest.js';
 import { Registry } from './registry.js';
 import { Scope } from './scope.js';
-
-export interface ManifestIssue {
-  file: string;
-  path: string;
-  message: string;
-  fix: string;
-}
 
 export class ManifestError extends Error {
   override name = 'ManifestError';

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../base/ids.js';
-import { HOST_VIEWS } from '../world/host-view.js';
+import { HOST_VIEWS } from './host-view.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
 export { capabilityId, schemaId } from '../base/ids.js';
@@ -152,7 +152,7 @@ export const toolManifestSchema = z.strictObject({
    */
   command: z.array(z.string().min(1)).min(1),
   /**
-   * What of the host the tool must see as the host does (src/world/host-view.ts): "fs" (the host's
+   * What of the host the tool must see as the host does (src/registry/host-view.ts): "fs" (the host's
    * whole tree, read-only, for df), "pid" (every process, for ps), "net" (the host's interfaces and
    * routes, for ip). Each one named is NOT isolated for this tool, and its runs are reported at the
    * level that remains ("fs": partial at most, "pid": network, "net": none).

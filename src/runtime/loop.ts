@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { EventOf, Measurement } from '../ledger/events.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
-import type { ProviderAdapter } from '../adapters/types.js';
+import type { ProviderAdapter } from './provider.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { weakest } from '../base/trust.js';
 import { Budget } from './budget.js';
@@ -29,11 +29,8 @@ import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
 import { BREAKERS } from './settings.js';
-import { runStep, type ApprovalDecider, type DirectInput, type StepContext, type ToolRunner } from './step.js';
-import { plannableTools } from '../agent/planning.js';
-import { cacheHit, droppedUnplanned, planFresh, planSteps, replan, withAnswer, type PlanStepEv } from '../agent/session-plan.js';
-import type { Playbook } from '../agent/playbooks.js';
-import { cachedSteps, type CacheHit } from '../agent/cache.js';
+import { runStep, type ApprovalDecider, type Compactor, type DirectInput, type StepContext, type ToolRunner } from './step.js';
+import { planSteps, type CacheHit, type Planner, type PlanStepEv } from './planner.js';
 
 export type Measure = (providers: string[], schemas: string[]) => Record<string, Record<string, Measurement>>;
 
@@ -51,6 +48,8 @@ export interface LoopDeps {
   machine: string;
   measure: Measure;
   runTool: ToolRunner;
+  /** how a tool output too long for a model is cut for it (the agent's compaction, handed in by src/root/) */
+  compact: Compactor;
   clock: Clock;
   signal: AbortSignal;
   log: Logger;
@@ -69,8 +68,8 @@ export interface LoopDeps {
   closeReason?: string;
   /** the close is an operator's cancel (pico cancel): the answer goes out as `cancelled`, with the facts held */
   cancelled?: boolean;
-  /** the playbooks a goal-only job is planned from (the runtime loads them with the manifests) */
-  playbooks?: readonly Playbook[];
+  /** how a goal-only job gets its plan (the agent's planner, handed in by src/root/ with the playbooks it loaded) */
+  planner: Planner;
   /** plan, record plan_created, and stop before the first step (pico plan: a dry run) */
   planOnly?: boolean;
   /** what memory tells a planner about this goal (read once, recorded in the policy snapshot) */
@@ -157,7 +156,7 @@ function completePreamble(d: LoopDeps, ledger: Ledger, state: SessionState): voi
     // (for a goal-only job: the planners and every plannable tool's reducer and schema).
     const pairs = job.plan
       ? job.plan.map((s) => ({ capability: s.capability, schema: s.schema }))
-      : [{ capability: 'plan@1', schema: 'plan@1' }, { capability: 'answer@1', schema: 'answer@1' }, ...plannableTools(d.registry).map((t) => ({ capability: t.reducer, schema: t.fact_schema! }))];
+      : [{ capability: 'plan@1', schema: 'plan@1' }, { capability: 'answer@1', schema: 'answer@1' }, ...d.planner.plannableTools(d.registry).map((t) => ({ capability: t.reducer, schema: t.fact_schema! }))];
     const measurements: Record<string, Record<string, Measurement>> = {};
     for (const schema of [...new Set(pairs.map((s) => s.schema))].sort()) {
       const caps = new Set(pairs.filter((s) => s.schema === schema).map((s) => s.capability));
@@ -208,7 +207,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let started = 0;
   const ctx: StepContext = {
     sessionId: d.sessionId, root: d.root, ledger, registry: d.registry, adapterFor: d.adapterFor, hooks: d.hooks,
-    budget, measurements: state.measurements ?? {}, runTool: d.runTool, goal: d.job.goal,
+    budget, measurements: state.measurements ?? {}, runTool: d.runTool, compact: d.compact, goal: d.job.goal,
     history: (p, s) => state.measurements?.[p]?.[s]?.pass_rate ?? null,
     ...(d.approval ? { approval: d.approval } : {}),
   };
@@ -227,20 +226,20 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   if (!state.planned) {
     if (d.signal.aborted) return { interrupted: true, budget, plan };
     // TRY THE CACHE FIRST: a plan that answered this goal with these tools, no planner called
-    const hit = d.onlyProvider ? null : cacheHit(ledger);
-    const reused = hit ? cachedSteps(hit, d.registry) : null;
+    const hit = d.onlyProvider ? null : d.planner.cacheHit(ledger);
+    const reused = hit ? d.planner.reuse(hit, d.registry) : null;
     if (hit && reused) {
-      plan = withAnswer(reused);
+      plan = reused;
       source = 'cache';
       ledger.append({ type: 'plan_created', steps: plan, source: 'cache', provider: null, cache: { entry: hit.entry, key: hit.key } });
       ledger.commit();
     } else {
-      const fresh = await planFresh(d, ctx, ledger, held, missing);
+      const fresh = await d.planner.fresh(d, ctx, ledger, held, missing);
       if (!fresh) return { interrupted: !!d.planOnly, budget, plan };
       ({ plan, source } = fresh);
     }
-  } else if (source === 'cache' && droppedUnplanned(ledger)) {
-    const fresh = await planFresh(d, ctx, ledger, held, missing);
+  } else if (source === 'cache' && d.planner.droppedUnplanned(ledger)) {
+    const fresh = await d.planner.fresh(d, ctx, ledger, held, missing);
     if (fresh) ({ plan, source } = fresh);
   }
   if (d.planOnly) return { interrupted: true, budget, plan };
@@ -248,7 +247,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step));
   if (failedAt >= 0 && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
     replanned = true;
-    const r = await replan(d, ctx, ledger, plan, failedAt, held, missing);
+    const r = await d.planner.replan(d, ctx, ledger, plan, failedAt, held, missing);
     if (r.loop) stopped = r.loop;
     else if (r.plan) plan = r.plan;
   }
@@ -298,10 +297,10 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     d.log.debug({ session: d.sessionId, step: s.step, ok: out.ok, duration_ms: Math.round(performance.now() - t0) }, out.ok ? 'step committed' : 'step gave up');
     // A CACHED PLAN'S FIRST STEP GAVE UP: drop the entry and plan afresh (the failed step leaves the plan)
     if (!out.ok && i === 0 && source === 'cache' && !stopped && !d.signal.aborted) {
-      const hit = cacheHit(ledger);
+      const hit = d.planner.cacheHit(ledger);
       ledger.append({ type: 'cache_dropped', entry: hit?.entry ?? '', key: hit?.key ?? '', step: s.step, reason: out.reason.slice(0, 500) });
       ledger.commit();
-      const fresh = await planFresh(d, ctx, ledger, held, missing);
+      const fresh = await d.planner.fresh(d, ctx, ledger, held, missing);
       if (fresh) {
         ({ plan, source } = fresh);
         i = -1;
@@ -313,7 +312,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
     if (!out.ok && s.tool && !denied && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
-      const r = await replan(d, ctx, ledger, plan, i, held, missing);
+      const r = await d.planner.replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;
       else if (r.plan) plan = r.plan;
     }

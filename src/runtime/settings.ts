@@ -35,41 +35,6 @@ export const MIN_PASS_RATE = 0.2;
 export const MIN_OBSERVATIONS = 5;
 
 /**
- * Where a manifest's command may live besides the root (a shell provider's or a tool's argv[0]).
- * A bare name is looked up in these folders only; an absolute path must lie in one of them.
- */
-export const COMMAND_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
-
-/**
- * Per-process limits of every program the execution world starts (setrlimit via prlimit).
- * They are per process, not a total over a tool's processes; `processes` bounds how many there can be.
- * CPU time is the run's wall-clock limit in whole seconds plus one, so a busy loop dies by itself too.
- */
-export const WORLD_LIMITS = {
-  /** RLIMIT_DATA: the heap and private writable mappings (RLIMIT_AS would stop Node, which reserves far more than it uses) */
-  memory_bytes: 512 * 1024 * 1024,
-  /** RLIMIT_NPROC: processes and threads of the sandbox user */
-  processes: 64,
-  /** RLIMIT_FSIZE: the largest file a program may write */
-  file_bytes: 64 * 1024 * 1024,
-  /** RLIMIT_NOFILE */
-  open_files: 256,
-} as const;
-
-/** The user a program runs as when the daemon runs as root ("nobody"); never root itself. */
-export const WORLD_SANDBOX_UID = 65534;
-
-/**
- * What a sandboxed program sees of the host besides its own folder and declared read paths:
- * the system folders a program needs to start and run. A symlink (/bin -> usr/bin) is kept as a symlink.
- */
-export const WORLD_SYSTEM_PATHS: readonly string[] = [
-  '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32',
-  '/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime',
-  '/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/etc/ssl/certs', '/etc/ssl/openssl.cnf', '/etc/mime.types',
-];
-
-/**
  * Which measurements the policy reads for a provider: only calls of its current identity
  * (manifest, program and prompt digests), at most the newest `last_n` of them, none older than
  * `max_age_days` — so a fixed provider starts fresh and an old slow spell ages out.

@@ -14,11 +14,11 @@
  * destructive tool runs only after `approval_requested` and a person's grant
  * (StepContext.approval); with no decision yet the step reports `waiting`.
  */
-import type { ProviderAdapter } from '../adapters/types.js';
-import { ProviderError } from '../adapters/types.js';
+import type { ProviderAdapter } from './provider.js';
+import { ProviderError } from './provider.js';
 import { digestBytes } from '../ledger/canonical.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { NewEvent } from '../ledger/events.js';
+import type { EventOf, NewEvent } from '../ledger/events.js';
 import { runLadder } from '../ladder/index.js';
 import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.js';
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
@@ -28,13 +28,21 @@ import { Budget, clipToBudget, STOP_RESERVE_MS } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
-import { compactOutput, estimator } from '../agent/index.js';
-import { AGENT_DEFAULTS } from '../agent/settings.js';
 import { BREAKERS } from './settings.js';
 import { assertVisible, factsInput, rebuildView, type FactInput } from './view.js';
 
 /** How a step gets its tool output: run the tool live, or (in replay) from the recorded ledger. */
 export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string, opts?: { approved?: boolean }) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
+
+/** What an input_compacted event records besides the step, the provider and the text kept. */
+export type CompactionFields = Pick<EventOf<'input_compacted'>, 'kind' | 'budget_tokens' | 'original_bytes' | 'original_tokens' | 'kept_tokens' | 'cut' | 'failure_lines' | 'json_cuts'>;
+
+/**
+ * Context for small models (design §9), a seam the agent fills: a tool output over a model's
+ * token budget, compacted (failure lines, head and tail kept; JSON keeps its structure), or null
+ * when it is shown as it is.
+ */
+export type Compactor = (input: string) => { text: string; fields: CompactionFields } | null;
 
 export interface StepContext {
   sessionId: string;
@@ -46,6 +54,8 @@ export interface StepContext {
   budget: Budget;
   measurements: Record<string, Record<string, import('../ledger/events.js').Measurement>>;
   runTool: ToolRunner;
+  /** how a tool output too long for a model is cut for it (the agent's compaction) */
+  compact: Compactor;
   goal: string;
   /** pass rate per provider id for the confidence signal */
   history: (provider: string, schema: string) => number | null;
@@ -322,18 +332,12 @@ async function tryProvider(
   return { ok: false, reason };
 }
 
-/** The tool output a model is shown: as it is when it fits AGENT_DEFAULTS.tool_output_tokens, else compacted and recorded. */
+/** The tool output a model is shown: as it is when it fits (ctx.compact says null), else compacted and recorded. */
 function compactForModel(ctx: StepContext, step: string, provider: string, input: string): string {
-  const budget = AGENT_DEFAULTS.tool_output_tokens;
-  if (estimator.count(input) <= budget) return input;
-  const { text, record } = compactOutput(input, budget, estimator);
-  if (!record.compacted) return input;
-  ctx.ledger.append({
-    type: 'input_compacted', step, provider, ...ctx.ledger.blobs.keep(text), kind: record.kind, budget_tokens: budget,
-    original_bytes: record.original_bytes, original_tokens: record.original_tokens, kept_tokens: record.kept_tokens,
-    cut: record.cut, failure_lines: record.kind === 'log' ? record.failure_lines : null, json_cuts: record.json_cuts_total,
-  });
-  return text;
+  const cut = ctx.compact(input);
+  if (!cut) return input;
+  ctx.ledger.append({ type: 'input_compacted', step, provider, ...ctx.ledger.blobs.keep(cut.text), ...cut.fields });
+  return cut.text;
 }
 
 /** Said after a fault when the call's own limit had been cut to the budget. */

@@ -14,7 +14,7 @@
  * daemon runs. This module computes; the command prints.
  */
 import { readWorldReport, type WorldReport } from '../world/report.js';
-import { WORLD_LIMITS } from '../runtime/settings.js';
+import { WORLD_LIMITS } from '../world/settings.js';
 import type { DaemonPaths } from '../daemon/paths.js';
 import type { StatusReading } from '../daemon/status.js';
 import { defaultSettings, loadSettings, type DaemonSettings } from '../daemon/settings.js';

@@ -23,7 +23,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { ProviderError } from '../adapters/types.js';
+import { ProviderError } from '../runtime/provider.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
 import { interpreterArgv, placeholder } from '../registry/argv-grammar.js';

@@ -12,10 +12,11 @@
  * It deliberately does not write the ledger, store blobs or reduce the output:
  * the runtime does that with the `ToolRun` returned here.
  */
-import { ProviderError } from '../adapters/types.js';
+import { ProviderError } from '../runtime/provider.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { argvFiles, declaredPaths } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
+import { abortReason, stderrExcerpt } from '../world/shapes.js';
 import { buildArgv } from './args.js';
 
 export interface ToolContext {
@@ -34,20 +35,6 @@ export interface ToolRun {
   exitCode: number | null;
   durationMs: number;
   truncated: boolean;
-}
-
-const STDERR_IN_MESSAGE = 2000;
-
-/** The tail end of stderr, short enough for a ledger message. */
-export function stderrExcerpt(stderr: string): string {
-  const s = stderr.trim();
-  return s.length <= STDERR_IN_MESSAGE ? s : `…${s.slice(-STDERR_IN_MESSAGE)}`;
-}
-
-/** The error to raise when a caller's signal stopped a run: its reason, never a tool fault. */
-export function abortReason(signal: AbortSignal | undefined): Error {
-  const r: unknown = signal?.reason;
-  return r instanceof Error ? r : new DOMException('the call was canceled', 'AbortError');
 }
 
 /** Run one tool with checked arguments inside the execution world. */

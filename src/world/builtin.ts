@@ -1,6 +1,7 @@
 /**
  * Built-in operations of the execution world: things the world does itself
- * instead of starting a program, behind the same request and result shapes.
+ * instead of starting a program, behind the same request and result shapes
+ * (shapes.ts).
  *
  * Why: reading one text file is the commonest tool step, and on a 2-core box
  * a subprocess costs 10–25 ms without isolation and 150 ms or more with the
@@ -16,7 +17,7 @@
  * its command; anything else is a program and runs as a subprocess.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import type { WorldRequest, WorldResult } from './run.js';
+import type { WorldRequest, WorldResult } from './shapes.js';
 
 export const BUILTIN_READ = 'builtin:read';
 

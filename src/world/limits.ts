@@ -9,7 +9,7 @@
  * program runs as a user of its own: the sandbox user under root, or the
  * user namespace bwrap makes otherwise. The probe observes which hold.
  */
-import { WORLD_LIMITS } from '../runtime/settings.js';
+import { WORLD_LIMITS } from './settings.js';
 
 /** Whole CPU seconds allowed for a run with this wall-clock limit. */
 export function cpuSeconds(timeoutMs: number): number {

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import type { IsolationLevel, WorldCapabilities } from './sandbox.js';
+import type { WorldCapabilities } from './capabilities.js';
+import type { IsolationLevel } from '../registry/levels.js';
 
 export interface WorldReport {
   level: IsolationLevel;

@@ -9,7 +9,7 @@
  * at once),
  * stdin closed after the input, and whatever isolation the machine offers
  * (`sandbox.ts`: no network, read-only outside the writable paths, a private
- * process tree), less what a run's `hostView` opens (host-view.ts). A hang, a flood or a grandchild that keeps the pipes open
+ * process tree), less what a run's `hostView` opens (registry/host-view.ts). A hang, a flood or a grandchild that keeps the pipes open
  * never leaves the caller waiting: after the first process exits the group is
  * swept with SIGKILL, and pipes still open after the grace are destroyed.
  * (Under the unshare wrapper the SIGTERM reaches only `unshare`, which holds
@@ -28,56 +28,11 @@ import { isAbsolute } from 'node:path';
 import { execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
-import { type HostView, openedBy, runLevel } from './host-view.js';
-import { type IsolationLevel, meetsLevel, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import { openedBy, runLevel } from '../registry/host-view.js';
+import type { WorldCapabilities } from './capabilities.js';
+import { meetsLevel, worldCapabilities } from './sandbox.js';
+import type { WorldRequest, WorldResult } from './shapes.js';
 import { wrapArgv } from './wrap.js';
-
-export interface WorldRequest {
-  argv: string[];
-  /** written to stdin, which is then closed; absent = stdin closed at once */
-  stdin?: string;
-  /** the run's own working directory (see makeWorkDir); also HOME */
-  cwd: string;
-  timeoutMs: number;
-  /** stdout beyond this many bytes is dropped and the process group killed */
-  maxOutputBytes: number;
-  /** declared variables, added to the scrubbed base environment */
-  env?: Record<string, string>;
-  signal?: AbortSignal;
-  /** paths that stay writable when the filesystem is read-only; default [cwd] */
-  writable?: string[];
-  /** what of the host this run sees as the host does (a tool's `host_view`, host-view.ts); it lowers the run's level; default nothing */
-  hostView?: readonly HostView[];
-  /** the least isolation this program may run under; a lower run level = not run (cause says why) */
-  requires?: IsolationLevel;
-  /** paths the program may read besides the system folders (where host paths are hidden); default none */
-  readable?: string[];
-}
-
-export interface WorldResult {
-  /** the argv as requested, joined for people (the isolation wrapper is not shown) */
-  command: string;
-  cwd: string;
-  durationMs: number;
-  /** null when the process was killed by a signal or never started */
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  truncated: boolean;
-  /** the caller's AbortSignal stopped the run */
-  canceled: boolean;
-  stdout: string;
-  /** capped at STDERR_CAP bytes */
-  stderr: string;
-  /** true unless the process exited 0 within its limits */
-  failed: boolean;
-  /** why it failed, when the process could not start or the world stopped it */
-  cause?: string;
-  /** the level this run had: the machine's, lowered by any host view */
-  isolation: IsolationLevel;
-  /** what of the host the run saw as the host does; absent when nothing */
-  hostView?: HostView[];
-}
 
 export const KILL_GRACE_MS = 300;
 export const STDERR_CAP = 64 * 1024;

@@ -30,7 +30,7 @@
  * unit with RestrictNamespaces=yes) the level falls to "none".
  *
  * The level is the machine's; a tool that must see part of the host
- * (`host_view`, host-view.ts) runs at a lower level of its own, and run.ts
+ * (`host_view`, registry/host-view.ts) runs at a lower level of its own, and run.ts
  * reports that one.
  */
 import { execFile } from 'node:child_process';
@@ -38,45 +38,13 @@ import { access, chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'no
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORLD_SANDBOX_UID } from '../runtime/settings.js';
+import { WORLD_SANDBOX_UID } from './settings.js';
 import { expectedLimits, parseLimits } from './limits.js';
-import { type IsolationLevel, meetsLevel } from './levels.js';
+import { type IsolationLevel, meetsLevel } from '../registry/levels.js';
+import type { LimitName, WorldCapabilities } from './capabilities.js';
 import { runningAsRoot, wrapArgv } from './wrap.js';
 
-export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from './levels.js';
-
-export type LimitName = 'cpu' | 'memory' | 'processes' | 'fileSize';
-
-export interface WorldCapabilities {
-  level: IsolationLevel;
-  /** which wrapper provides the level */
-  wrapper: 'bwrap' | 'unshare' | null;
-  /** absolute path of the wrapper binary, or null */
-  wrapperPath: string | null;
-  /** prlimit, when limits are set */
-  limiterPath: string | null;
-  /** setpriv, when capabilities (and, as root, the user) are dropped */
-  dropperPath: string | null;
-  /** the user programs run as when the daemon is root; null = the daemon's own user */
-  runAsUid: number | null;
-  /** true when the subprocess can reach a network (i.e. network isolation is NOT enforced) */
-  network: boolean;
-  readOnlyFilesystem: boolean;
-  privateProc: boolean;
-  /** the program holds no capability: it cannot mount, unmount or remount */
-  capabilitiesDropped: boolean;
-  /** only system folders, declared read paths and its own folder are visible */
-  hostPathsHidden: boolean;
-  /** which resource limits were observed inside a run */
-  limits: Record<LimitName, boolean>;
-  /** killing the first process takes every descendant with it, even one that called setsid */
-  treeDiesWithLeader: boolean;
-  /** always true: the environment is rebuilt from scratch for every run */
-  scrubbedEnvironment: true;
-  /** plain sentences on what is and is not enforced here */
-  enforced: string[];
-  notEnforced: string[];
-}
+export { type IsolationLevel, ISOLATION_ORDER, meetsLevel } from '../registry/levels.js';
 
 interface Seen {
   ro: boolean; net: boolean; proc: boolean; caps: boolean; hidden: boolean; limits: Record<LimitName, boolean>;

@@ -19,7 +19,7 @@
  * then clears the capability bounding set before the program runs, so the
  * remounts cannot be undone; it cannot hide host paths (level "partial").
  *
- * A run's `hostView` (a tool's `host_view`, host-view.ts) opens exactly what
+ * A run's `hostView` (a tool's `host_view`, registry/host-view.ts) opens exactly what
  * it names and keeps the rest, with either wrapper: "fs" binds the host's
  * tree read-only instead of the new root (unshare shows it anyway); "pid"
  * keeps the host's pid namespace and binds its /proc read-only instead of a
@@ -29,10 +29,10 @@
  * delivers what, and run.ts runs the result.
  */
 import { lstatSync, readlinkSync } from 'node:fs';
-import { WORLD_SYSTEM_PATHS } from '../runtime/settings.js';
+import { WORLD_SYSTEM_PATHS } from './settings.js';
 import { limitArgv } from './limits.js';
-import type { HostView } from './host-view.js';
-import type { WorldCapabilities } from './sandbox.js';
+import type { HostView } from '../registry/host-view.js';
+import type { WorldCapabilities } from './capabilities.js';
 
 export interface Confinement {
   writable: readonly string[];

@@ -2,7 +2,7 @@
 // real provider functions, no mocks.
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { ProviderError, type ProviderRequest } from '../../src/adapters/types.js';
+import { ProviderError, type ProviderRequest } from '../../src/runtime/provider.js';
 import { createCodeAdapter } from '../../src/adapters/code.js';
 import { createShellAdapter } from '../../src/adapters/shell.js';
 import { createAdapters, disposeAdapters, invokeProvider } from '../../src/adapters/index.js';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import type { LedgerEvent } from '../../src/ledger/events.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { put } from '../helpers/root.js';
 import { plannerManifest, startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { tempRoot } from '../daemon/helpers.js';

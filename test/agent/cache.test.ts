@@ -11,7 +11,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
@@ -19,8 +19,8 @@ import { dbPathFor, sessionsDirFor } from '../../src/memory/paths.js';
 import { entryOf, intentKey, matching, toolDigests, type CachedStep, type ToolSide } from '../../src/memory/trajectory.js';
 import { describe as describeEvent } from '../../src/cli/show.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
-import { replaySession } from '../../src/runtime/replay.js';
+import { openRuntime } from '../../src/root/runtime.js';
+import { replaySession } from '../../src/replay/replay.js';
 import type { ToolRunner } from '../../src/runtime/step.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
 

@@ -19,7 +19,7 @@ import { BlobStore } from '../../src/ledger/blobs.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { planInstructions, retrieve } from '../../src/agent/planning.js';
 import { modelCounter } from '../../src/agent/index.js';
 import { HAVE_MODELS, STORIES } from '../models/helpers.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { folderSource, loadRoot } from '../../src/registry/load.js';
 import { loadPlaybooks, matchPlaybooks, type Playbook } from '../../src/agent/playbooks.js';
-import { terms } from '../../src/agent/terms.js';
+import { terms } from '../../src/memory/terms.js';
 import { checkArgs } from '../../src/tools/args.js';
 import { codeProviders } from '../../providers/index.js';
 import { REPO } from '../helpers/root.js';

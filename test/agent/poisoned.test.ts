@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { BlobStore } from '../../src/ledger/blobs.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import type { LedgerEvent } from '../../src/ledger/events.js';
@@ -21,7 +21,7 @@ import { MemoryIndex } from '../../src/memory/memory-index.js';
 import { readPlannerMemory } from '../../src/memory/planner-memory.js';
 import { dbPathFor, sessionsDirFor } from '../../src/memory/paths.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import type { ToolRunner } from '../../src/runtime/step.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
 

@@ -6,10 +6,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import type { ToolRunner } from '../../src/runtime/step.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
 

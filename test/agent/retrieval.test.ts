@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rankTools, ToolIndex, toolSetDigest } from '../../src/agent/retrieval.js';
-import { stem, terms } from '../../src/agent/terms.js';
+import { stem, terms } from '../../src/memory/terms.js';
 import type { AgentTool } from '../../src/agent/types.js';
 
 const tools = JSON.parse(readFileSync(new URL('./fixtures/tools.json', import.meta.url), 'utf8')) as AgentTool[];

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
 import { call, listeningSockets, metric, openStream, postJob, startApiDaemon } from './client.js';

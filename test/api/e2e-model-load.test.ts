@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { HAVE_MODELS, TINY_PROMPT, TINY_SCHEMA, tinyManifest } from '../models/helpers.js';
 import { call, metric, postJob, startApiDaemon } from './client.js';

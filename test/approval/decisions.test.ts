@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalError, decide, decisionPath, pendingApprovals, readApprovalSettings, readDecision, writeDecision } from '../../src/approval/decisions.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { runTool } from '../../src/tools/run.js';
 import { makeRoot, newSession, put } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { goodJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon, type LogLine, type RunningDaemon } from '../daemon/spawn.js';
 

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { MAIN_JS } from '../daemon/spawn.js';
 

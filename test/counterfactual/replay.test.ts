@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession, put, REPO, script, shellProvider } from '../helpers/root.js';
 
 const MAIN = join(REPO, 'dist/src/cli/main.js');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { WALL_GRACE_MS } from '../../src/runtime/budget.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { BUDGETS } from '../../src/runtime/settings.js';
 import { tempRoot } from './helpers.js';
 import { startDaemon } from './spawn.js';

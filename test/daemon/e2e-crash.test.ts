@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
 import { startDaemon } from './spawn.js';
 

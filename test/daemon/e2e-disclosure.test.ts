@@ -10,7 +10,7 @@ import { chownSync, linkSync, readFileSync, readdirSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from './helpers.js';
 import { pico, startDaemon } from './spawn.js';
 

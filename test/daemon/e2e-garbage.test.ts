@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFile
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from './helpers.js';
 import { startDaemon } from './spawn.js';
 

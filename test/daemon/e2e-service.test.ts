@@ -12,7 +12,7 @@ import { bindNotifyReceiver, type NotifyReceiver } from '../../src/daemon/notify
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { findUnfinished } from '../../src/daemon/recovery.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
 import { pico, startDaemon } from './spawn.js';
 

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { processIdentity } from '../../src/daemon/proc.js';
 import { procStat } from '../../src/daemon/proc-tree.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from './helpers.js';
 import { MAIN_JS, startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
 

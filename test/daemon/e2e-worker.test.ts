@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { processIdentity, pidExists } from '../../src/daemon/proc.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
 import { startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
 

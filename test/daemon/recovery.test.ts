@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { findUnfinished } from '../../src/daemon/recovery.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession } from '../helpers/root.js';
 
 describe('recovery', () => {

@@ -10,7 +10,7 @@ import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeCheck } from '../../src/doctor/runtime.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { MAIN_JS, pico } from '../daemon/spawn.js';
 

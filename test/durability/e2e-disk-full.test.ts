@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
 import { fill, mountTmpfs, tmpfsProbe, unfill } from '../helpers/tmpfs.js';

@@ -11,7 +11,7 @@ import { linkSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
 

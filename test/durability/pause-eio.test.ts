@@ -14,7 +14,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { goodJob, tempRoot } from '../daemon/helpers.js';
 import { jsonLines } from '../daemon/spawn.js'; // (importing it asserts dist/ is built)
 

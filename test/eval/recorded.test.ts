@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkLive, readCaseFile } from '../../src/eval/cases.js';
 import { ladderAnswer } from '../../src/eval/modes.js';
-import { isRight, same } from '../../src/ladder/score.js';
+import { isRight, same } from '../../src/eval/score.js';
 import { loadRoot } from '../../src/registry/load.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,12 +1,12 @@
 // Test roots: real folders made like `pico init` does, with the shipped defaults.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempDir } from './temp.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { writeFileAtomicSync } from '../../src/base/durable-file.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
-import type { Runtime } from '../../src/runtime/runtime.js';
+import type { Runtime } from '../../src/root/runtime.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
 

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { until } from '../helpers/until.js';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
 

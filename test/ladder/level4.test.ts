@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crossChecks } from '../../src/ladder/crosschecks/index.js';
+import { crossChecks } from '../../src/crosschecks/index.js';
 import { compileSchema, loadSchemaFile, runLadder } from '../../src/ladder/index.js';
 
 // the shared folder sits beside the repository (in a developer's checkout and in CI alike)

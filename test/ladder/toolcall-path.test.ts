@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compileSchema, readToolCall, runLadder, toolSetOf, toolsFromSchema } from '../../src/ladder/index.js';
 import type { ToolCallResult } from '../../src/ladder/toolcall.js';
-import { scoreCase } from '../../src/ladder/score.js';
+import { scoreCase } from '../../src/eval/score.js';
 
 const weather = compileSchema({
   type: 'object',

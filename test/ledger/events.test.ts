@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
 import { eventSchemas, parseEvent, type LedgerEvent } from '../../src/ledger/events.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import { makeRoot } from '../helpers/root.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGgufAdapter } from '../../src/adapters/gguf.js';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { compileSchema, runLadder } from '../../src/ladder/index.js';
 import {
   ggufManifest, HAVE_MODELS, LOG_SUMMARY, makeRoot, RANDOM, RANDOM_SHA, request, SAMPLE_LOG, STORIES_SHA, tinyManifest, tinyRequest,

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpAdapter } from '../../src/adapters/http.js';
 import { assertLoopback, isLoopbackUrl } from '../../src/adapters/http-loopback.js';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { httpProviderSchema } from '../../src/registry/manifest.js';
 import { makeRoot, request, SAMPLE_LOG } from './helpers.js';
 

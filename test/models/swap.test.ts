@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 import { ggufManifest, HAVE_MODELS, STORIES_SHA, TINY_PROMPT, TINY_SCHEMA, tinyManifest } from './helpers.js';
 

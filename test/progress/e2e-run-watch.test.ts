@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { MAIN_JS, pico, startDaemon } from '../daemon/spawn.js';
 

@@ -1,7 +1,7 @@
 // A root made like `pico init`, where extract@1 → tiny_note@1 is served by the tiny real model only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { tinyManifest, TINY_PROMPT, TINY_SCHEMA } from '../models/helpers.js';
 

@@ -2,7 +2,7 @@
 // wins, except for null, rule-2-only lines and the fallback.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crossChecks } from '../../src/ladder/crosschecks/index.js';
+import { crossChecks } from '../../src/crosschecks/index.js';
 import { FIXTURES, loadFixtures } from './fixtures.js';
 
 const check = crossChecks['log_summary@2']!;

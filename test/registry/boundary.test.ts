@@ -3,8 +3,9 @@
 import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/load.js';
-import { PACKAGE_DIR } from '../../src/runtime/runtime.js';
+import type { ManifestIssue } from '../../src/registry/boundary.js';
+import { loadRoot, ManifestError } from '../../src/registry/load.js';
+import { PACKAGE_DIR } from '../../src/root/runtime.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeMiniRoot } from './registry.test.js';
 

@@ -4,12 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRoot, ManifestError, type ManifestIssue } from '../../src/registry/load.js';
+import type { ManifestIssue } from '../../src/registry/boundary.js';
+import { loadRoot, ManifestError } from '../../src/registry/load.js';
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
-import { ProviderError } from '../../src/adapters/types.js';
-import { NO_ISOLATION, type WorldCapabilities } from '../../src/world/sandbox.js';
-import type { HostView } from '../../src/world/host-view.js';
+import { ProviderError } from '../../src/runtime/provider.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { NO_ISOLATION } from '../../src/world/sandbox.js';
+import type { HostView } from '../../src/registry/host-view.js';
 import { wrapArgv } from '../../src/world/wrap.js';
 import { makeRoot, put, REPO } from '../helpers/root.js';
 

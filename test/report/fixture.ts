@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../src/ledger/clock.js';
 import type { Job } from '../../src/runtime/job.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 
 const DAY_MS = 86_400_000;

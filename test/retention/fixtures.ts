@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { exampleJob, makeRoot, newSession, REPO } from '../helpers/root.js';
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { WALL_GRACE_MS } from '../../src/runtime/budget.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { BUDGETS } from '../../src/runtime/settings.js';
 import { exampleJob, makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSchema, runLadder } from '../../src/ladder/index.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/root/runtime.js';
 import { makeRoot, newSession, put, REPO } from '../helpers/root.js';
 import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { readFileSync } from 'node:fs';

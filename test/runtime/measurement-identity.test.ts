@@ -11,8 +11,8 @@ import { compositionHash, compositionText, type Composition } from '../../src/le
 import { readLedger } from '../../src/ledger/ledger.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
 import { providerDigests } from '../../src/memory/provider-identity.js';
-import { replaySession } from '../../src/runtime/replay.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { replaySession } from '../../src/replay/replay.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 import { rmSync } from 'node:fs';
 

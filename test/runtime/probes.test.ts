@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventOf, LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { makeRoot, newSession } from '../helpers/root.js';
 
 let rt: Runtime | null = null;

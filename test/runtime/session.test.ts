@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
-import { replaySession } from '../../src/runtime/replay.js';
-import { openRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { replaySession } from '../../src/replay/replay.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { exampleJob, makeRoot, newSession, put, REPO, script, shellProvider } from '../helpers/root.js';
 import { parseJob } from '../../src/runtime/job.js';
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { MAIN_JS } from '../daemon/spawn.js';
 import { startDaemonToFile } from './daemon-file.js';

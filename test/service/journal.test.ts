@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { journalPriority } from '../../src/base/log-journal.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { devIno, startDaemonToFile } from './daemon-file.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { logDestination, logFormat } from '../../src/base/log.js';
-import { initRoot } from '../../src/runtime/init.js';
+import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
 import { MAIN_JS } from '../daemon/spawn.js';
 import { devIno } from './daemon-file.js';

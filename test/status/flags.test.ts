@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { until } from '../helpers/until.js';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/runtime/init.js';
-import { WORLD_LIMITS } from '../../src/runtime/settings.js';
+import { initRoot } from '../../src/root/init.js';
+import { WORLD_LIMITS } from '../../src/world/settings.js';
 import { slowExampleJob, tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
 

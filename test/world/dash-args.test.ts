@@ -1,7 +1,7 @@
 // An argument that starts with "-" could be read as an option (issue 14, item 5): refused at run
 // time unless the manifest puts "--" before it or its schema says which values it takes.
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import type { ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
 

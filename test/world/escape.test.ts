@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { WORLD_LIMITS } from '../../src/runtime/settings.js';
-import { runInWorld, type WorldRequest } from '../../src/world/run.js';
-import { type WorldCapabilities, worldCapabilities } from '../../src/world/sandbox.js';
+import { WORLD_LIMITS } from '../../src/world/settings.js';
+import { runInWorld } from '../../src/world/run.js';
+import type { WorldRequest } from '../../src/world/shapes.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { worldCapabilities } from '../../src/world/sandbox.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
 import { pidsWith, tempDir } from './helpers.js';
 

@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bestLevel, runLevel } from '../../src/world/host-view.js';
-import { runInWorld, type WorldRequest } from '../../src/world/run.js';
-import { type WorldCapabilities, worldCapabilities } from '../../src/world/sandbox.js';
+import { bestLevel, runLevel } from '../../src/registry/host-view.js';
+import { runInWorld } from '../../src/world/run.js';
+import type { WorldRequest } from '../../src/world/shapes.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { worldCapabilities } from '../../src/world/sandbox.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
 import { tempDir } from './helpers.js';
 

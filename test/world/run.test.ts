@@ -6,7 +6,8 @@ import { chmod, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runInWorld } from '../../src/world/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
-import { NO_ISOLATION, tryWrapper, type WorldCapabilities, worldCapabilities } from '../../src/world/sandbox.js';
+import type { WorldCapabilities } from '../../src/world/capabilities.js';
+import { NO_ISOLATION, tryWrapper, worldCapabilities } from '../../src/world/sandbox.js';
 import { existsSync } from 'node:fs';
 import { SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
 

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ProviderError } from '../../src/adapters/types.js';
+import { ProviderError } from '../../src/runtime/provider.js';
 import { type ToolManifest, toolManifestSchema } from '../../src/registry/manifest.js';
 import { runTool } from '../../src/tools/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';

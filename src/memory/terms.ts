@@ -9,6 +9,10 @@
  * -e). The stemmer is deliberately crude: it only has to map the forms of one
  * word to the same string, never to a real word. It knows no synonyms — a
  * tool's `when` line is where its author names the words people use.
+ *
+ * It lives in memory, the lower of its two users: the trajectory table
+ * (trajectory.ts) keys past goals by these terms, and the agent's retrieval
+ * compares goals with tools by them.
  */
 
 // Words that carry no topic in an admin's question. Kept short on purpose:

@@ -6,6 +6,9 @@
  * back either a value (code providers) or raw text (shell, gguf, http), which
  * then goes through the validation ladder. Adding a kind means adding an
  * adapter to `adapters/index.ts`, not changing the runtime.
+ *
+ * The core owns this seam (the step calls it); src/adapters/ fills it, one
+ * adapter per kind, and src/root/ hands the adapters in when it opens a root.
  */
 import type { ProviderManifest } from '../registry/manifest.js';
 

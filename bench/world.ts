@@ -1,15 +1,16 @@
 /**
  * Bench rows for the execution world: what isolation costs per call, and how
  * quickly a hang or a flood is stopped. Speed goals live here, never in unit
- * tests (they would flake on a loaded 2-core CI box). The lead wires
- * `benchWorld()` into `npm run bench`.
+ * tests (they would flake on a loaded 2-core CI box). `npm run bench`'s
+ * "world" group (main.ts); it lives with the other bench groups, not in src/.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchRow } from '../../bench/types.js';
-import { runInWorld, KILL_GRACE_MS } from './run.js';
-import { ISOLATION_ORDER, NO_ISOLATION, type WorldCapabilities, worldCapabilities } from './sandbox.js';
+import type { WorldCapabilities } from '../src/world/capabilities.js';
+import { runInWorld, KILL_GRACE_MS } from '../src/world/run.js';
+import { ISOLATION_ORDER, NO_ISOLATION, worldCapabilities } from '../src/world/sandbox.js';
+import type { BenchRow } from './types.js';
 
 const NONE = NO_ISOLATION;
 

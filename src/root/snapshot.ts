@@ -11,11 +11,14 @@
  * Loading from the snapshot that was read is what makes it exact: the files
  * are read once, into the snapshot, and the registry is built from it, so the
  * set kept is the set that loaded. This module does not decide when to fall
- * back (runtime.ts does); it only captures, stores and serves texts.
+ * back (runtime.ts does); it only captures, stores and serves texts. It sits
+ * in src/root/ with the opening of a root, its one user, above the registry
+ * whose manifest sources it fills.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import { folderSource, type ManifestIssue, type ManifestSource } from './load.js';
+import type { ManifestIssue } from '../registry/boundary.js';
+import { folderSource, type ManifestSource } from '../registry/load.js';
 
 export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks'] as const;
 

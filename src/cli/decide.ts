@@ -5,19 +5,21 @@
  *
  * The command checks that the session's ledger holds an open
  * `approval_requested` for the step (STEP may be left out when exactly one
- * waits), then writes the decision file (decisions.ts) with the OS user and
+ * waits), then writes the decision file (src/approval/decisions.ts) with the OS user and
  * the time. It never appends to the ledger: the daemon's worker is its one
  * writer, and turns the file into `approval_granted` / `approval_denied` when
  * it resumes the session. Exit 0 on a decision written, 2 for a mistake (no
  * such session, nothing waits, already decided), with what to do instead.
+ * The body both commands share (approve.ts, deny.ts); the decision files
+ * themselves are src/approval/decisions.ts.
  */
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
 import { readLedger } from '../ledger/ledger.js';
-import { emit, jsonOption, parse, rootOf, rootOption, UsageError } from '../cli/args.js';
-import { ApprovalError, pendingApprovals, readDecision, writeDecision, type Decision } from './decisions.js';
+import { emit, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { ApprovalError, pendingApprovals, readDecision, writeDecision, type Decision } from '../approval/decisions.js';
 
 /** The person deciding: the OS user running the command. */
 function osUser(): string {

@@ -19,9 +19,10 @@
  *   is free, 1.0 equals 1, a boolean equals only a boolean, and a property
  *   left out equals one given as null.
  *
- * This module only judges; it does not run a harness or a model.
+ * This module only judges; it does not run a harness or a model. It lives
+ * with the evaluation (src/eval/), above the ladder whose results it judges.
  */
-import type { LadderResult } from './types.js';
+import type { LadderResult } from '../ladder/types.js';
 
 /** What a harness mode made of one output: a value, or no value (a classified refusal or a crash). */
 export type Answer = { ok: true; value: unknown } | { ok: false; classified: boolean };

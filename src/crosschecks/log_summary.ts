@@ -9,9 +9,9 @@
  * fallback ("an operation did not succeed") decides, which is judgement, not
  * a regex. The span rule for extractive fields lives in `spans.ts`, not here.
  */
-import type { CrossCheck } from '../types.js';
-import { hasCollectorNotice, isRule1FailureLine, isRule2FailureLine, windowLines } from '../../../providers/log-summary/index.js';
-import { lineSeverity } from '../../../providers/log-summary/rules.js';
+import type { CrossCheck } from '../ladder/types.js';
+import { hasCollectorNotice, isRule1FailureLine, isRule2FailureLine, windowLines } from '../../providers/log-summary/index.js';
+import { lineSeverity } from '../../providers/log-summary/rules.js';
 
 const RULE1_WORDS = 'emerg emergency alert crit critical panic fatal err error errors fail failed failure failures';
 

@@ -6,7 +6,7 @@
  * useful inside the sandbox — `df` in the fresh root lists only the
  * sandbox's mounts, `ps` in a pid namespace only itself, `ip addr` in a net
  * namespace only `lo`. Such a tool names, in its manifest's `host_view`,
- * exactly what it must see; the wrappers (wrap.ts) open that and keep the
+ * exactly what it must see; the wrappers (world/wrap.ts) open that and keep the
  * rest:
  *
  *   - "fs":  the host's whole tree, read-only, instead of a new root (and so
@@ -15,13 +15,15 @@
  *   - "net": the host's network namespace (its interfaces, routes — and so
  *            its network).
  *
- * Each view takes away one protection the level ladder of sandbox.ts is
+ * Each view takes away one protection the level ladder of world/sandbox.ts is
  * built on, so a run with a view is reported at the level that remains,
  * never at the machine's: "fs" hides no host path (at most "partial"),
  * "pid" has no private /proc (at most "network"), "net" has a network (at
  * most "none"). `requires_isolation` is checked against that run level.
  *
  * This module owns the vocabulary and the arithmetic only; it builds no argv.
+ * It lives in the registry, below the world, because a manifest's host_view
+ * and requires_isolation are checked against it when the manifest loads.
  */
 import { ISOLATION_ORDER, type IsolationLevel } from './levels.js';
 

@@ -14,11 +14,16 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { createAdapters, disposeAdapters, type Adapters } from '../adapters/index.js';
-import type { ProviderAdapter } from '../adapters/types.js';
+import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
 import { systemClock, type Clock } from '../ledger/clock.js';
 import { lookupPlan } from '../agent/cache.js';
-import { buildComposition, compositionHash, compositionText, type Composition } from '../ledger/composition.js';
+import { compactForModel } from '../agent/compact.js';
+import { agentPlanner } from '../agent/session-plan.js';
+import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
+import { buildComposition } from './composition.js';
+// loading the cross-checks puts them in the ladder's level-4 table (src/ladder/crosschecks.ts)
+import '../crosschecks/index.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { MeasurementReader } from '../memory/runtime-api.js';
@@ -28,19 +33,19 @@ import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
 import { Registry } from '../registry/registry.js';
-import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from '../registry/snapshot.js';
+import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from './snapshot.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { runTool } from '../tools/index.js';
 import { withProgress, type ProgressListener } from '../adapters/progress.js';
 import { isBuiltin } from '../world/builtin.js';
 import { makeWorkDir } from '../world/workdir.js';
-import type { Hook } from './hooks.js';
-import { parseJob, type Job } from './job.js';
-import { checkJobAgainstRegistry, describeProblems } from './job-check.js';
-import { runLoop, type LoopResult, type Measure } from './loop.js';
+import type { Hook } from '../runtime/hooks.js';
+import { parseJob, type Job } from '../runtime/job.js';
+import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
+import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
 import { decide, readApprovalSettings } from '../approval/decisions.js';
-import type { DirectInput, ToolRunner } from './step.js';
+import type { DirectInput, ToolRunner } from '../runtime/step.js';
 
 export type SessionResult = LoopResult;
 
@@ -236,7 +241,7 @@ export class Runtime {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(closeReason ? { closeReason } : {}), ...(o.cancelled && o.closeReason ? { cancelled: true } : {}),
-      playbooks: this.playbooks, plannerMemory: (goal) => readPlannerMemory(root, goal),
+      planner: agentPlanner(this.playbooks), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
       ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),

@@ -10,15 +10,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderError } from '../adapters/types.js';
+import { ProviderError } from '../runtime/provider.js';
 import { BlobStore } from '../ledger/blobs.js';
 import { replayClock } from '../ledger/clock.js';
 import { diffCompositions, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
-import { parseJob } from './job.js';
-import type { Runtime } from './runtime.js';
-import type { DirectInput, ToolRunner } from './step.js';
+import { parseJob } from '../runtime/job.js';
+import type { Runtime } from '../root/runtime.js';
+import type { DirectInput, ToolRunner } from '../runtime/step.js';
 
 export interface ReplayReport {
   session: string;

@@ -13,7 +13,9 @@
  * (the daemon's close run, or `pico cancel` itself when no daemon runs),
  * which writes its remaining steps as not run and answers from the facts
  * held. This module reads and writes those two files; it does not decide
- * when to cancel.
+ * when to cancel. It lives with the daemon, which reads the request, so that
+ * the command's side (src/jobs/cancel.ts) imports it from below and the
+ * daemon never imports src/jobs/.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

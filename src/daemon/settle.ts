@@ -1,0 +1,82 @@
+/**
+ * The worker answered a job: what happens to it next.
+ *
+ * An answer is a session outcome, or null for a job taken back before it
+ * began. A finished session gets its result file (written here, from the text
+ * the worker made of the ledger), its line in status.json and the log, and a
+ * place in the next memory batch (ingest-batch.ts). A session stopped at a
+ * destructive step goes to the waiting list (requests.ts); one stopped by a
+ * signal, or taken back, goes back to the queue, or is closed when a cancel
+ * asked for the stop. When the worker could not run the job at all, the
+ * answer is an error instead: settle-failure.ts.
+ */
+import { waitingOn } from '../approval/waiting.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
+import { isStorageError, storageCode } from '../base/storage-error.js';
+import type { DaemonContext, InFlight } from './context.js';
+import { pauseForStorage, writingWorks } from './disk-pause.js';
+import { sessionFiles } from './paths.js';
+import type { QueuedJob } from './queue.js';
+import { closeCancelled, waitForDecision } from './requests.js';
+import type { SessionOutcome } from './seams.js';
+
+/** The worker answered: publish the result, or put the job back (cancelled, or stopped by a signal to the worker). */
+export function settle(d: DaemonContext, f: InFlight, r: SessionOutcome | null): void {
+  const { item } = f;
+  const ms = Math.round(performance.now() - f.t0);
+  const cancel = d.cancels.get(item.id);
+  if (d.stoppingFor === item.id) d.stoppingFor = null;
+  if (cancel && !d.stop.signal.aborted && (r === null || r.outcome === 'interrupted' || r.outcome === 'waiting')) {
+    void closeCancelled(d, item, cancel); // taken back, or stopped after its step: now it is closed
+    return;
+  }
+  if (r === null || (r.outcome === 'interrupted' && !d.stop.signal.aborted)) {
+    if (r === null && d.stop.signal.aborted) return; // stays claimed: resumed on the next start
+    d.queue.requeue(item);
+    if (r !== null) d.log.warn({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} was stopped after its current step by a signal to the worker; it is queued again`);
+    return;
+  }
+  d.workerBackoffMs = 0;
+  d.deaths.delete(item.id);
+  d.closing.delete(item.id);
+  d.cancels.delete(item.id);
+  if (r.outcome === 'waiting') {
+    const w = waitingOn(sessionFiles(d.paths, item.id).dir, d.waiting!.settings);
+    if (w) waitForDecision(d, item.id, item.budgetClass, w.step, w.tool, w.since);
+    else if (!d.stop.signal.aborted) d.queue.requeue(item); // decided while the worker was stopping it
+    return;
+  }
+  if (r.outcome === 'interrupted') {
+    d.log.info({ event: 'interrupted', job: item.id, session: item.id, duration_ms: ms }, `session ${item.id} stopped after its current step; it resumes on the next start`);
+    return;
+  }
+  if (!publish(d, item, r, ms)) return;
+  writingWorks(d, item.id);
+  d.status.addOutcome({ session: item.id, outcome: r.outcome, duration_ms: ms, finished_at: new Date().toISOString() });
+  d.observe((o) => o.finished?.({ session: item.id, outcome: r.outcome, duration_ms: ms, budget_class: item.budgetClass }));
+  d.ingest.add(item.id);
+}
+
+/**
+ * Write result.json (atomically, the text the worker made from the ledger), then say the job
+ * finished. The worker is already on the next job meanwhile: the ledger holds the answer
+ * durably, and a result lost to a crash is re-closed from it on the next start.
+ */
+function publish(d: DaemonContext, item: QueuedJob, r: SessionOutcome, ms: number): boolean {
+  const id = item.id;
+  try {
+    if (r.resultText !== undefined && r.resultPath) writeFileAtomicSync(r.resultPath, r.resultText, false);
+  } catch (err) {
+    d.status.update((s) => s.counts.errors++);
+    if (isStorageError(err)) {
+      // the answer is in the ledger: the session runs again only to re-close it, once writing works
+      pauseForStorage(d, item, Object.assign(new Error(`writing ${r.resultPath}: ${(err as Error).message}`), { code: storageCode(err) }));
+      return false;
+    }
+    d.log.error({ event: 'failed', job: id, session: id, err }, `session ${id} answered but its result file could not be written (${(err as Error).message}); it is re-closed from its ledger on the next start — check that ${r.resultPath} is writable`);
+    return false;
+  }
+  d.status.update((s) => s.counts.finished++);
+  d.log.info({ event: 'finished', job: id, session: id, outcome: r.outcome, duration_ms: ms, ...(r.run_ms !== undefined ? { run_ms: r.run_ms } : {}), result: r.resultPath });
+  return true;
+}

@@ -1,0 +1,109 @@
+/**
+ * Start-up: from a root on disk to a daemon that says READY.
+ *
+ * The order: lock the root (lock.ts) → write the first status.json → open the
+ * waiting list and start the requests watcher (requests.ts) → start the
+ * session worker (worker-host.ts; it boots meanwhile, a second node process
+ * loading the runtime) → queue every claimed but unfinished session
+ * (recovery.ts), a session stopped for a person going to the waiting list
+ * instead → watch the inbox (spool.ts → claiming.ts) → wait for the worker,
+ * which has opened the runtime (broken manifests stop the daemon here, with
+ * the file and the fix) → READY=1 and the watchdog. Each thing opened pushes
+ * its closer, so teardown (loop.ts) undoes exactly what was done. The time of
+ * each phase goes into the `ready` log line.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { waitingOn } from '../approval/waiting.js';
+import { claimInSlices } from './claiming.js';
+import type { DaemonContext } from './context.js';
+import { takeLock } from './lock.js';
+import type { Notifier } from './notify.js';
+import { sessionFiles } from './paths.js';
+import { findUnfinished } from './recovery.js';
+import { waitForDecision, watchRequests } from './requests.js';
+import { openRealRuntime } from './seams.js';
+import { Spool } from './spool.js';
+
+/** Lock, start the session worker, recover, start the spool, say READY. */
+export async function start(d: DaemonContext, notifier: Notifier): Promise<void> {
+  const t0 = performance.now();
+  const phases: Record<string, number> = {};
+  let tp = t0;
+  const phase = (name: string): void => {
+    const now = performance.now();
+    phases[name] = Math.round(now - tp);
+    tp = now;
+  };
+  if (!existsSync(join(d.paths.root, 'manifests'))) {
+    d.log.warn({ event: 'empty_root', root: d.paths.root }, `${d.paths.root} has no manifests/ folder: every job will be declined for lack of tools and providers; run \`pico init ${d.paths.root}\` to add the shipped defaults`);
+  }
+  await mkdir(d.paths.inbox, { recursive: true });
+  await mkdir(d.paths.rejected, { recursive: true, mode: 0o700 }); // refused job files stay private (pico doctor checks)
+  const release = await takeLock(d.paths);
+  d.closers.push({ name: 'lock', close: release });
+  d.closers.push({
+    name: 'status file',
+    close: async () => {
+      d.status.update((s) => {
+        s.state = 'stopped';
+        s.running = null;
+      });
+      const err = await d.status.flush();
+      if (err) throw err;
+    },
+  });
+  await d.status.keepReserve();
+  await d.status.flush();
+  phase('lock_ms');
+  watchRequests(d);
+  // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
+  const onWorker = (pid: number | null): void => {
+    d.status.update((s) => (s.worker = { pid }));
+    d.observe((o) => o.worker?.(pid));
+  };
+  const opening = (d.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: d.paths.worker, idleMs: d.opts.workerIdleMs, onWorker })))(d.paths.root, d.log);
+  opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
+  await recover(d);
+  phase('recovery_ms');
+  const spool = new Spool({ inbox: d.paths.inbox, log: d.log, settleMs: d.opts.settleMs, onStable: (names) => claimInSlices(d, names) });
+  await spool.start();
+  phase('spool_ms');
+  d.closers.push({ name: 'spool', close: () => spool.close() });
+  d.stop.signal.addEventListener('abort', () => void spool.close());
+  d.runtime = await opening;
+  const runtime = d.runtime;
+  d.closers.push({ name: 'session worker', close: () => runtime.close() });
+  phase('worker_ms');
+  d.status.update((s) => (s.state = d.stop.signal.aborted ? 'stopping' : 'running'));
+  await d.status.flush();
+  notifier.send({ READY: '1', STATUS: d.statusLine() });
+  // a ping proves the event loop turns; a loop blocked by synchronous work stops pinging and systemd restarts us
+  const dog = notifier.startWatchdog(() => true);
+  d.log.info(
+    { event: 'ready', root: d.paths.root, startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
+    `picoharness daemon ready on ${d.paths.root}; drop job files into ${d.paths.inbox}`,
+  );
+}
+
+/** Queue every claimed, unfinished session found on disk. */
+async function recover(d: DaemonContext): Promise<void> {
+  const { unfinished, closed } = await findUnfinished(d.paths);
+  for (const c of closed) {
+    d.log.warn({ event: 'closed', job: c.id, session: c.id, problem: c.problem }, `session ${c.id} cannot be resumed and was closed as declined: ${c.problem}`);
+  }
+  for (const u of unfinished) {
+    // a session stopped for a person stays stopped: it is not resumed until decided
+    const w = u.started ? waitingOn(sessionFiles(d.paths, u.id).dir, d.waiting!.settings) : null;
+    if (w) {
+      waitForDecision(d, u.id, u.budgetClass, w.step, w.tool, w.since);
+      continue;
+    }
+    d.queue.push(u.id, u.budgetClass, true);
+    d.status.update((s) => s.counts.resumed++);
+    d.observe((o) => o.queued?.({ session: u.id, budget_class: u.budgetClass, resumed: true }));
+    d.log.info({ event: 'queued', job: u.id, session: u.id, budget_class: u.budgetClass, resumed: true, was_running: u.started }, `resuming claimed job ${u.id}`);
+  }
+  d.publishQueue();
+}
