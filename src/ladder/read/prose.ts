@@ -124,7 +124,9 @@ function negatedAt(folded: string, at: number): boolean {
 
 /** A pattern for a member as whole words, separators free ("IN_PROGRESS" matches "in progress", "In-Progress"). */
 function memberPattern(word: string): RegExp {
-  const parts = word.split(/[\s_-]+/).filter((p) => p !== '').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // separators between words only: "-42" keeps its sign, a member that is all separators matches itself
+  const split = word.split(/[\s_]+|(?<=[\p{L}\p{N}])-(?=[\p{L}\p{N}])/u).filter((p) => p !== '');
+  const parts = (split.length ? split : [word]).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`(?<![\\p{L}\\p{N}_])${parts.join('[\\s_-]+')}(?![\\p{L}\\p{N}_])`, 'gu');
 }
 
