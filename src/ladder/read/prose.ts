@@ -117,7 +117,8 @@ const NEGATION_REACH = 3;
 
 /** True when a negation stands in the clause just before offset `at` of the folded text. */
 function negatedAt(folded: string, at: number): boolean {
-  const clause = folded.slice(0, at).split(/[.!?;:,\n()]|\bbut\b/).pop() ?? '';
+  // a bounded look back: a few words are all a negation reaches, and a long hostile text stays linear
+  const clause = folded.slice(Math.max(0, at - 80), at).split(/[.!?;:,\n()]|\bbut\b/).pop() ?? '';
   const words = clause.match(/[\p{L}\p{N}'\u2019]+/gu) ?? [];
   return words.slice(-NEGATION_REACH).some((w) => NEGATIONS.has(w) || /n['\u2019]t$/.test(w) || CONTRACTIONS.test(w));
 }
@@ -147,7 +148,20 @@ function memberHits(text: string, members: readonly unknown[]): Hit[] {
       hits.push({ member: m, from, to, negated: negatedAt(folded, from), exact });
     }
   }
-  return hits.filter((h) => !hits.some((o) => o !== h && o.member !== h.member && o.from <= h.from && o.to >= h.to && o.to - o.from > h.to - h.from));
+  // a hit inside a longer hit of another member: only hits that start at most one hit-length before can hold it
+  hits.sort((a, b) => a.from - b.from);
+  const longest = hits.reduce((m, h) => Math.max(m, h.to - h.from), 0);
+  return hits.filter((h, i) => {
+    for (let k = i; k >= 0 && hits[k]!.from >= h.from - longest; k--) {
+      const o = hits[k]!;
+      if (o.member !== h.member && o.from <= h.from && o.to >= h.to && o.to - o.from > h.to - h.from) return false;
+    }
+    for (let k = i + 1; k < hits.length && hits[k]!.from === h.from; k++) {
+      const o = hits[k]!;
+      if (o.member !== h.member && o.to > h.to) return false;
+    }
+    return true;
+  });
 }
 
 /**
