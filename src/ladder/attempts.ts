@@ -23,7 +23,7 @@
  * It is a generator so the common case (strict JSON) locates nothing.
  */
 import type { Fix } from './fixes.js';
-import { FENCE, locate, type Found } from './read/candidates.js';
+import { FENCE, MAX_VALUES, locate, type Found } from './read/candidates.js';
 import { PyCall } from './read/scan.js';
 import { parseStrict } from './rungs/strict.js';
 import { repairSyntax } from './rungs/syntax.js';
@@ -79,7 +79,9 @@ export function* readingGroups(text: string, wantsArray: 'yes' | 'maybe' | 'no',
     if (repaired) yield [{ value: repaired.value, fixes: [fallbackFix(repaired.fixes)], weak: repaired.weak, fallback: true }];
   }
   if (located.fenced) {
+    let tried = 0;
     for (const m of text.matchAll(FENCE)) {
+      if (tried++ >= MAX_VALUES) break;
       const body = (m[1] ?? '').trim();
       if (body === '' || parseStrict(body)) continue;
       const repaired = repairSyntax(body);

@@ -179,6 +179,12 @@ describe('repair faults', () => {
     refused('{"n": 1,2345}', { type: 'object', required: ['n'], properties: { n: { type: 'number' } } });
   });
 
+  it('a long cut-off list that does not fit is retried once without its last element, not once per element (no stack overflow)', () => {
+    const r = runLadder({ text: '["a ""'.repeat(20_000) }, compileSchema({ type: 'object', properties: { a: { type: 'string' } } }));
+    expect(r.ok).toBe(false);
+    expect(ok('{"ids": [1, 2, 3, "fo', { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }).value).toEqual({ ids: [1, 2, 3] });
+  });
+
   it('a string cut off by the end of the output keeps its trailing line break', () => {
     expect(ok('{"text": "line one\nline two\n', { type: 'object', properties: { text: { type: 'string' } } }).value).toEqual({ text: 'line one\nline two\n' });
   });

@@ -74,7 +74,7 @@ export function locate(text: string): Located {
       const body = m[1] ?? '';
       const bodyAt = m.index + m[0].indexOf(body, m[0].indexOf('```') + 3);
       let end = m.index + m[0].length;
-      const whole = codeBlockInside(text, bodyAt, body);
+      const whole = values.length < MAX_VALUES ? codeBlockInside(text, bodyAt, body) : null;
       if (whole) {
         values.push({ ...whole.found, region: regions++, before: text.slice(cursor, whole.found.from) });
         end = whole.end;
