@@ -3,7 +3,7 @@
  * JSON value, cheapest and most faithful first, in groups. A group holds the
  * alternative readings of one place in the text; the ladder (index.ts) takes
  * the groups in order, settles every reading of a group against the schema,
- * keeps the cheapest that settles (fixes.ts prices them) and stops at the
+ * keeps the cheapest that settles (reader/fixes.ts prices them) and stops at the
  * first group that has one — so when several values stand in a text, the
  * first that settles wins, and among readings of one value the cheapest.
  *
@@ -11,10 +11,10 @@
  *   2. several values in one stretch of text, collected into an array (only
  *      when the schema wants an array; values of several fences too, as the
  *      `collect` rung) — and then no one of them is offered alone
- *   3. each value the tolerant reader finds (read/candidates.ts), in text
- *      order, with "extracted" fixes when prose or fences stood around it —
- *      but not a scalar standing in prose that the prose reading refuses as
- *      ambiguous or negated ("2 or 3")
+ *   3. each value the tolerant reader finds (src/reader/candidates.ts), in
+ *      text order, with "extracted" fixes when prose or fences stood around
+ *      it — but not a scalar standing in prose that the prose reading refuses
+ *      as ambiguous or negated ("2 or 3")
  *   4. jsonrepair over the whole text, then over each fence: the old repair
  *      rung, kept as the last resort for text the reader could not read
  *      whole (never a second opinion on a whole reading that failed), named
@@ -22,10 +22,10 @@
  *
  * It is a generator so the common case (strict JSON) locates nothing.
  */
-import type { Fix } from './fixes.js';
-import { FENCE, MAX_VALUES, locate, type Found } from './read/candidates.js';
-import { PyCall } from './read/scan.js';
-import { parseStrict } from './rungs/strict.js';
+import type { Fix } from '../reader/fixes.js';
+import { FENCE, MAX_VALUES, locate, type Found } from '../reader/candidates.js';
+import { PyCall } from '../reader/scan.js';
+import { parseStrict } from '../reader/strict.js';
 import { repairSyntax } from './rungs/syntax.js';
 
 export interface Attempt {

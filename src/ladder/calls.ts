@@ -18,10 +18,10 @@
  * `required` list, an `id`) are ignored at this level. Nothing here knows
  * which tools exist; toolcall.ts decides that.
  */
-import type { Fix } from './fixes.js';
+import type { Fix } from '../reader/fixes.js';
 import { foldName, sameName } from './match.js';
-import type { Found } from './read/candidates.js';
-import { PyCall } from './read/scan.js';
+import type { Found } from '../reader/candidates.js';
+import { PyCall } from '../reader/scan.js';
 
 export interface RawCall {
   name: unknown;

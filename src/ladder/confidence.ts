@@ -8,7 +8,7 @@
  *   completeness    0.20    share of the schema's top-level required fields that
  *                           are non-null (left out when nothing is required)
  *   repair cost     0.25    1 minus the summed cost of the fixes (FIX_COST in
- *                           fixes.ts), never below 0
+ *                           reader/fixes.ts), never below 0
  *   history         0.15    this provider's recent pass rate for this schema
  *                           (left out when unknown)
  *   provider        0.15    the confidence the provider reported (left out
@@ -18,7 +18,7 @@
  * missing signal is "not known", never "low". The runtime compares the score
  * with the manifest's floor; this module does not gate anything itself.
  */
-import { costOf, type Fix } from './fixes.js';
+import { costOf, type Fix } from '../reader/fixes.js';
 import type { SchemaHandle } from './types.js';
 
 export const CONFIDENCE_WEIGHTS = { schema: 0.25, completeness: 0.2, repair: 0.25, history: 0.15, provider: 0.15 } as const;

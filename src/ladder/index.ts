@@ -9,7 +9,7 @@
  * src/crosschecks/ fills). The first reading that settles wins; when none
  * does, the refusal is the failure of the most faithful reading, classified
  * `grammar`, `schema`, `range` or `crosscheck`. A plain string schema takes
- * the text exactly as written (rungs/raw.ts). Prose is the last and dearest
+ * the text exactly as written (reader/wants.ts). Prose is the last and dearest
  * rung: only when no structural reading settles, never for a text that is
  * one JSON object or list — a union that takes a string takes the prose as
  * that string, else the scalar the prose names (read/prose.ts), refused
@@ -21,11 +21,11 @@
 import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks.js';
-import { costOf, fixTexts } from './fixes.js';
-import { numberOf, proseScalar, readsProse } from './read/prose.js';
+import { costOf, fixTexts } from '../reader/fixes.js';
+import { numberOf, proseScalar, readsProse } from '../reader/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
-import { admitsString, takeRaw, wantsString } from './rungs/raw.js';
+import { admitsString, isOneStructure, takeRaw, wantsArray, wantsNumber, wantsString } from '../reader/wants.js';
 import { checkValue, schemaFeatures } from './schemas.js';
 import { checkSpans } from './spans.js';
 import { type LadderOptions, type LadderResult, type SchemaHandle } from './types.js';
@@ -91,7 +91,7 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     if (best) return best;
   }
   // prose: the last and dearest rung, never for a text that is one JSON object or list
-  if (!STRUCTURED.test(text)) {
+  if (!isOneStructure(text)) {
     if (admitsString(schema.json)) {
       // a union that takes a string: the prose is that string, not a number pulled out of it
       const settled = settleAttempt({ ...takeRaw(text), weak: false }, schema);
@@ -108,22 +108,6 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
   }
   return first;
-}
-
-/** A text that is one JSON object or list from end to end (prose readings do not apply to it). */
-const STRUCTURED = /^\s*(?:\{[\s\S]*\}|\[[\s\S]*\])\s*$/;
-
-/** True when the schema's root is a number or integer. */
-function wantsNumber(schema: Record<string, unknown>): boolean {
-  const t = schema.type;
-  return t === 'number' || t === 'integer' || (Array.isArray(t) && (t.includes('number') || t.includes('integer')) && !t.includes('string') && !t.includes('array'));
-}
-
-/** Whether the schema's root asks for an array ('yes'), admits one among anything ('maybe'), or not. */
-function wantsArray(schema: Record<string, unknown>): 'yes' | 'maybe' | 'no' {
-  const t = schema.type;
-  if (t === 'array' || (Array.isArray(t) && t.includes('array') && !t.includes('object'))) return 'yes';
-  return t === undefined && !('properties' in schema) && !('anyOf' in schema) && !('oneOf' in schema) && !('enum' in schema) && !('const' in schema) ? 'maybe' : 'no';
 }
 
 /** Level 4: the span rule, then the schema's own cross-check. */

@@ -6,7 +6,7 @@
  * ladder and the tool-call repair; it knows nothing of text.
  */
 import type { Attempt } from './attempts.js';
-import type { Fix } from './fixes.js';
+import type { Fix } from '../reader/fixes.js';
 import { applyDefaults } from './rungs/defaults.js';
 import { conform, type ConformOptions } from './rungs/conform.js';
 import { checkValue, fitsAt, schemaFeatures } from './schemas.js';

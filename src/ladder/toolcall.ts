@@ -18,11 +18,11 @@
  */
 import { callsIn, namedBefore, rewriteFunctionTags, type RawCall, NAME_KEYS, ARG_KEYS } from './calls.js';
 import { confidenceOf } from './confidence.js';
-import type { Fix } from './fixes.js';
+import type { Fix } from '../reader/fixes.js';
 import { nearName, sameName } from './match.js';
-import { locate } from './read/candidates.js';
-import { readValueAt } from './read/scan.js';
-import { parseStrict } from './rungs/strict.js';
+import { locate } from '../reader/candidates.js';
+import { readValueAt } from '../reader/scan.js';
+import { parseStrict } from '../reader/strict.js';
 import { checkValue, compileSchema } from './schemas.js';
 import { settleAttempt } from './settle.js';
 import { LEVEL_OF, type LadderFailureKind, type SchemaHandle, type ToolCallFailureCode } from './types.js';

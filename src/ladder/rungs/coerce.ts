@@ -12,8 +12,8 @@
  * the whole schema node.
  */
 import { jsonrepair } from 'jsonrepair';
-import { leadingNumber, numberOf } from '../read/prose.js';
-import { quietly } from './strict.js';
+import { leadingNumber, numberOf } from '../../reader/prose.js';
+import { quietly } from '../../reader/strict.js';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'object' | 'array';
 

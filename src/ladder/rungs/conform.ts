@@ -18,12 +18,12 @@
  */
 import { childPointer, fitsAt, nodeAt } from '../schemas.js';
 import type { SchemaHandle } from '../types.js';
-import { costOf, pathLabel, type Fix } from '../fixes.js';
+import { costOf, pathLabel, type Fix } from '../../reader/fixes.js';
 import { admits, coerceTo, jsonTypeOf, type JsonType } from './coerce.js';
 import { jsonEqual, matchEnum } from './enum.js';
 import { normaliseKeys, setOwn, shapeOf } from './keys.js';
 import { fillDefaults } from './defaults.js';
-import { literalsOf, memberIn } from '../read/prose.js';
+import { literalsOf, memberIn } from '../../reader/prose.js';
 
 type Path = (string | number)[];
 type Node = Record<string, unknown>;

@@ -9,7 +9,7 @@
  */
 import { childPointer, fitsAt, nodeAt } from '../schemas.js';
 import type { SchemaHandle } from '../types.js';
-import { pathLabel, type Fix } from '../fixes.js';
+import { pathLabel, type Fix } from '../../reader/fixes.js';
 import { setOwn } from './keys.js';
 
 type Path = (string | number)[];

@@ -7,7 +7,7 @@
  * An open object keeps keys it does not know — they may be legitimate data —
  * and no key is renamed onto one already present. Values are not touched here.
  */
-import { pathLabel, type Fix } from '../fixes.js';
+import { pathLabel, type Fix } from '../../reader/fixes.js';
 import { nearName, sameName } from '../match.js';
 
 export interface ObjectShape {

@@ -11,8 +11,8 @@
  * instead of blaming the schema. This rung knows nothing of schemas.
  */
 import { jsonrepair } from 'jsonrepair';
-import type { Fix } from '../fixes.js';
-import { quietly } from './strict.js';
+import type { Fix } from '../../reader/fixes.js';
+import { quietly } from '../../reader/strict.js';
 
 export interface Repaired {
   value: unknown;

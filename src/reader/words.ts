@@ -7,7 +7,7 @@
  * value — a bare variable name as a call argument, a word where a key or
  * the top-level value should be — stops the read with its offset.
  */
-import type { Rung } from '../fixes.js';
+import type { Rung } from './fixes.js';
 import { ContainerReader } from './containers.js';
 import { Ctx, isDigit, isIdentPart, isIdentStart } from './cursor.js';
 

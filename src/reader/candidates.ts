@@ -13,8 +13,8 @@
  * nothing of schemas.
  */
 import { readValueAt } from './scan.js';
-import { parseStrict } from '../rungs/strict.js';
-import type { Fix } from '../fixes.js';
+import { parseStrict } from './strict.js';
+import type { Fix } from './fixes.js';
 
 export interface Found {
   value: unknown;

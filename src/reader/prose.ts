@@ -20,7 +20,7 @@
  * longer one. Also exports the number forms (`12,111.123`, `1/5`, `1 cup
  * butter`) that coercion of a string field uses.
  */
-import type { Fix } from '../fixes.js';
+import type { Fix } from './fixes.js';
 
 export type ProseResult = { value: unknown; fixes: Fix[] } | { error: string } | null;
 

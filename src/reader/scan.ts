@@ -23,7 +23,7 @@
  * words); this file is the entry and the dispatch on a value's first
  * character.
  */
-import type { Fix } from '../fixes.js';
+import type { Fix } from './fixes.js';
 import { Ctx, Stop, isDigit, isIdentStart, isQuote } from './cursor.js';
 import { WordReader } from './words.js';
 

@@ -9,7 +9,7 @@
  * importing each other in a circle; the one way back up, reading a nested
  * value, is the abstract `value` that scan.ts fills.
  */
-import type { Fix, Rung } from '../fixes.js';
+import type { Fix, Rung } from './fixes.js';
 
 export const MAX_DEPTH = 200;
 
