@@ -130,11 +130,13 @@ describe('repair rungs', () => {
     expect(r.fixes).toEqual(['filled limit with default 10']);
   });
 
-  it('a schema of type string takes the raw text, trimmed', () => {
+  it('a schema of type string takes the raw text exactly: white space and surrounding quotes are kept', () => {
     const s = compileSchema({ type: 'string' });
-    expect(ok('  The disk is full: 42.50 GB used.\n', s).value).toBe('The disk is full: 42.50 GB used.');
+    expect(ok('  The disk is full: 42.50 GB used.\n', s).value).toBe('  The disk is full: 42.50 GB used.\n');
     expect(ok('42.50', s).value).toBe('42.50');
-    expect(ok('"quoted"', s)).toMatchObject({ value: 'quoted', fixes: [] });
+    expect(ok('"quoted"', s)).toMatchObject({ value: '"quoted"', fixes: ['took the raw text as the string value'] });
+    expect(ok('null', compileSchema({ type: ['string', 'null'] })).value).toBeNull();
+    expect(ok('null', s).value).toBe('null');
   });
 
   it('empty output and prose without JSON are grammar failures at level 1', () => {
