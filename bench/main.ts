@@ -19,6 +19,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   planning: async () => (await import('./planning.js')).benchPlanning(),
   world: async () => (await import('./world.js')).benchWorld(),
   report: async () => (await import('./report.js')).benchReport(),
+  install: async () => (await import('./install.js')).benchInstall(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

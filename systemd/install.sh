@@ -152,7 +152,7 @@ fi
 # 3. the app: staged, dependencies installed, then swapped in
 run rm -rf "$APP.new"
 run mkdir -p "$APP.new/dist" "$APP.new/providers"
-for f in package.json package-lock.json README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
+for f in package.json package-lock.json .npmrc README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
 for d in manifests prompts examples systemd; do run cp -Rp "$SRC/$d" "$APP.new/"; done
 for d in src providers; do run cp -Rp "$SRC/dist/$d" "$APP.new/dist/"; done
 for f in "$SRC"/providers/*.sh; do run cp -p "$f" "$APP.new/providers/"; done

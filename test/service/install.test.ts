@@ -88,7 +88,7 @@ describe('systemd/install.sh', () => {
     expect(first.out).toMatch(/installing into /);
     expect(first.out).toMatch(/\(skipped: systemctl enable --now picoharness\.service\)/);
     // the app: what runs, not the development checkout
-    expect(readdirSync(app).sort()).toEqual(['README.md', 'dist', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
+    expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
     expect(readdirSync(join(app, 'dist')).sort()).toEqual(['providers', 'src']);
     expect(readdirSync(join(app, 'providers')).every((n) => n.endsWith('.sh'))).toBe(true);
     expect(lstatSync(join(app, 'node_modules')).isSymbolicLink()).toBe(true);
