@@ -66,6 +66,7 @@ describe('systemd/install.sh', () => {
       /^(\+ groupadd --system picoharness|install.sh: group picoharness exists)$/m,
       /^(\+ useradd --system --gid picoharness .*picoharness|install.sh: user picoharness exists)$/m,
       /^\+ \(cd \/opt\/picoharness\.new && npm ci --omit=dev --no-audit --no-fund\)$/m,
+      /^\+ sh \/opt\/picoharness\.new\/systemd\/prune-deps\.sh \/opt\/picoharness\.new$/m,
       /^\+ write \/usr\/local\/bin\/pico$/m,
       /^\+ runuser -u picoharness -- sh -c umask 0027; exec "\$@" sh \S+ \/opt\/picoharness\/dist\/src\/cli\/main\.js init \/var\/lib\/picoharness$/m,
       /^\+ chmod 2770 \/var\/lib\/picoharness\/sessions\/inbox$/m,
