@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_DIR } from '../src/runtime/runtime.js';
+import { PACKAGE_DIR } from '../src/root/runtime.js';
 import type { BenchRow } from './types.js';
 
 const GROUP = 'install';
