@@ -44,7 +44,9 @@ function ajvFor(draft: Draft, allErrors: boolean): AnyAjv {
   const key = `${draft}:${allErrors}`;
   let ajv = ajvs.get(key);
   if (!ajv) {
-    const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const, validateSchema: !allErrors };
+    // no pass over the generated code (code.optimize): it took two fifths of compiling a schema,
+    // which a new worker does for every manifest schema, and the validators ran no faster for it
+    const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const, validateSchema: !allErrors, code: { optimize: false } };
     ajv = draft === '2020' ? new Ajv2020(opts) : new Ajv(opts);
     ajv.addKeyword({ keyword: 'x-extractive', schemaType: 'boolean' });
     ajvs.set(key, ajv);
