@@ -20,6 +20,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   world: async () => (await import('./world.js')).benchWorld(),
   report: async () => (await import('./report.js')).benchReport(),
   fleet: async () => (await import('./fleet.js')).benchFleet(),
+  install: async () => (await import('./install.js')).benchInstall(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]
