@@ -24,7 +24,9 @@ import { newSessionId } from '../../ledger/session-id.js';
 import { initRoot } from '../../runtime/init.js';
 import { parseJob } from '../../runtime/job.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { retrieve } from '../../agent/planning.js';
+import { retrievedParts } from '../../agent/planning.js';
+import { loadPlaybooks } from '../../agent/playbooks.js';
+import { folderSource } from '../../registry/load.js';
 import { AGENT_DEFAULTS } from '../../agent/settings.js';
 import type { EvalGoal } from './file.js';
 
@@ -93,7 +95,8 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
   const parts = (created as { parts?: RecordedPart[] } | undefined)?.parts;
   const retrieved = parts && parts.length > 0
     ? parts.map((p) => (p.retrieved ?? []).map((r) => r.name))
-    : [(created?.retrieved ?? retrieve(g.goal, rt.registry, AGENT_DEFAULTS.top_k)).map((r) => r.name)];
+    : created?.retrieved ? [created.retrieved.map((r) => r.name)]
+    : retrievedParts(g.goal, rt.registry, loadPlaybooks(folderSource(root), rt.registry.tools).playbooks, AGENT_DEFAULTS.top_k, root).map((p) => p.retrieved.map((r) => r.name));
   const out: GoalRun = {
     id: g.id, planned: !!created, source: created?.source ?? null, playbooks: created?.playbooks ?? [], steps, retrieved,
     outcome: null, answer: null, approval: null, plan_ms,
