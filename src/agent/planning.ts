@@ -113,6 +113,8 @@ interface PartPlan {
   level?: PlanCreated['level'];
   /** the technical reason a part got no call (the ledger has it; the answer says `record.unchecked`) */
   reason?: string;
+  /** no playbook served the part, and retrieval found tools: a model planner is asked */
+  needsModel?: boolean;
 }
 
 /** The goal reader for this registry, playbooks and lexicon (the root's, when the runtime hands none in). */
@@ -135,8 +137,13 @@ function cannotAct(a: NonNullable<GoalPart['action']>): string {
 
 /** The plain sentence for a question nothing here answers. */
 function cannotCheck(part: GoalPart): string {
-  const unknown = part.reading.unknown.slice(0, 3);
+  const unknown = (part.focus?.unknown.length ? part.focus.unknown : part.reading.unknown).slice(0, 3);
   return `I could not check "${part.text}": nothing on this machine looks at ${unknown.length ? unknown.join(', ').replace(/, ([^,]*)$/, ' or $1') : 'that'}.`;
+}
+
+/** The plain sentence for a question no planner here could plan. */
+function cannotCheckText(text: string): string {
+  return `I could not check "${text}": no planner here could turn it into checks.`;
 }
 
 /**
@@ -159,11 +166,18 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     planned.push(await planPart(pc, reader, part, multi ? `${base}.${part.index + 1}` : base, multi ? part.text : pc.goal, avoid));
   }
   const calls: PartCall[] = planned.flatMap((p, part) => p.calls.map((c) => ({ ...c, part })));
+  const want = planned.map((plan, index) => ({ plan, index })).filter((w) => w.plan.needsModel);
+  if (want.length > 0) {
+    const served = planned.some((p) => p.calls.length > 0 || p.record.playbooks.length > 0);
+    const step = !multi && planned[0]!.record.playbooks.length > 0 && !pc.onlyProvider ? `${base}.model` : multi && served ? `${base}.model` : base;
+    const text = want.length === planned.length ? pc.goal : want.map((w) => w.plan.record.text).join('; ');
+    calls.push(...await planByModel(pc, want, step, text));
+  }
   if (calls.length === 0) {
     const plain = planned.map((p) => p.record.unchecked).filter((x): x is string => !!x);
     return { ok: false, reason: planned.map((p) => p.reason).filter(Boolean).join('; ') || 'no call was planned', plain: plain.join(' ') };
   }
-  const first = planned.find((p) => p.calls.length > 0)!;
+  const first = planned.find((p) => p.provider) ?? planned[0]!;
   const retrieved: RankedTool[] = [];
   for (const p of planned) for (const r of p.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
   const meta: Omit<PlanCreated, 'steps' | 'provider'> = {
@@ -215,6 +229,14 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   } else {
     pool = pc.playbooks.filter((p) => p.steps.every((s) => pc.registry.tools.get(s.tool)?.effect !== 'destructive'));
   }
+  // a question about something no tool looks at is not answered with a neighbouring fact
+  if (!part.action && part.focus && part.focus.unknown.length > 0) {
+    return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
+  }
+  const uncovered = part.action ? [] : reader.uncovered(part);
+  if (uncovered.length > 0 && uncovered.length === part.reading.groups.length && !e.unit && !e.path) {
+    return gap(`the goal is about ${uncovered.join(', ')}, which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${uncovered.join(' or ')}.`);
+  }
   pool = pool.filter((p) => !p.steps.some((s) => avoid.includes(s.tool)));
   const scored = reader.match(part, pool);
   const matches = part.action && scored.length === 0 ? pool.map((p) => ({ id: p.id })) : scored;
@@ -236,12 +258,27 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (part.action) return { calls: [], record: { ...record, unchecked: `${cannotAct(part.action)}` }, reason: reasons.join('; ') };
   if (only?.kind === 'code') return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: reasons.join('; ') };
 
-  // 2. a model planner over the retrieved tools
-  const modelStep = matches.length > 0 && !only ? `${step}.model` : step;
+  // 2. a model planner, asked once for every part no playbook served (planSession)
   if (retrieved.length === 0) {
     const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
     return gap(error, cannotCheck(part));
   }
+  return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+}
+
+/**
+ * One model planner call for the parts no playbook served, over the tools retrieval ranked for
+ * them: the whole goal when no part was served otherwise (as a goal of one part always is), else
+ * those parts' words. A call is recorded under the first of those parts that retrieved its tool.
+ */
+async function planByModel(pc: PlanningContext, want: { plan: PartPlan; index: number }[], step: string, goalText: string): Promise<PartCall[]> {
+  const settings = pc.settings ?? AGENT_DEFAULTS;
+  const counter = pc.counter ?? estimator;
+  const retrieved: RankedTool[] = [];
+  for (const w of want) for (const r of w.plan.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  const unchecked = (why: string) => {
+    for (const w of want) { w.plan.record.unchecked = cannotCheckText(w.plan.record.text); w.plan.reason = `${w.plan.reason ?? ''}; model planner: ${why}`; }
+  };
   const tools = retrieved.map((r) => pc.registry.tool(r.name));
   const avoidance = [...(pc.avoidance ?? []), ...avoidLines(pc.replan)].join('\n');
   const planner = await likelyPlanner(pc);
@@ -249,15 +286,26 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const instructions = planInstructions(pc.root);
   const fit = fitPrompt({ instructions, goal: `Goal: ${goalText}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
   if (!fit.ok) {
-    pc.step.ledger.append({ type: 'breaker_tripped', step: modelStep, provider: null, capability: 'plan@1', schema: 'plan@1', error: `planner prompt over its token budget: ${fit.message}`, attempt: 0, breaker: 'context_budget' });
+    pc.step.ledger.append({ type: 'breaker_tripped', step, provider: null, capability: 'plan@1', schema: 'plan@1', error: `planner prompt over its token budget: ${fit.message}`, attempt: 0, breaker: 'context_budget' });
     pc.step.ledger.commit();
-    pc.missing.set(modelStep, fit.message);
-    return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: fit.message };
+    pc.missing.set(step, fit.message);
+    unchecked(fit.message);
+    return [];
   }
   const view = fit.text.slice(instructions.length).trimStart();
-  const out = await runPlanner(pc, modelStep, view, 'planner:tools', tools, ['gguf', 'http', 'shell']);
-  if (out.ok) return { calls: out.fact.fact as PartPlan['calls'], record, source: 'model', provider: out.fact.provider, prompt_tokens: fit.tokens, tokens_exact: fit.exact, level: fit.level };
-  return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: `${reasons.join('; ')}; model planner: ${out.reason}`, prompt_tokens: fit.tokens, tokens_exact: fit.exact };
+  const out = await runPlanner(pc, step, view, 'planner:tools', tools, ['gguf', 'http', 'shell']);
+  const first = want[0]!.plan;
+  first.prompt_tokens = fit.tokens;
+  first.tokens_exact = fit.exact;
+  first.level = fit.level;
+  if (!out.ok) { unchecked(out.reason); return []; }
+  first.source = 'model';
+  first.provider = out.fact.provider;
+  return (out.fact.fact as PartPlan['calls']).map((c) => {
+    const owner = want.find((w) => w.plan.record.retrieved.some((r) => r.name === c.name)) ?? want[0]!;
+    owner.plan.source = 'model';
+    return { ...c, part: owner.index };
+  });
 }
 
 /**

@@ -54,6 +54,12 @@ export interface GoalPart {
   reading: Reading;
   entities: Entities;
   action: ActRequest | null;
+  /**
+   * what the part asks about, when it says so outright ("how many X", "what's the X of"), and the
+   * words of it that nothing here knows: a part whose focus holds such a word asks about something
+   * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers")
+   */
+  focus: { text: string; unknown: string[] } | null;
 }
 
 export interface Understood {
@@ -61,6 +67,22 @@ export interface Understood {
   parts: GoalPart[];
   /** spelling fixes made anywhere in the goal */
   fixes: { from: string; to: string }[];
+}
+
+const FOCUS = [
+  /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i,
+  /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i,
+];
+
+/** The focus of a part (see GoalPart.focus), or null when it does not name one outright. */
+function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
+  for (const re of FOCUS) {
+    const m = re.exec(text);
+    if (!m) continue;
+    const f = m[1]!.trim();
+    return { text: f, unknown: read(f, ctx.lexicon, ctx.vocab).unknown };
+  }
+  return null;
 }
 
 const POINTS_BACK = /\b(?:it|its|it's|that|this|them|they|their|there|same)\b/i;
@@ -98,7 +120,7 @@ export function understand(goal: string, ctx: GoalContext): Understood {
     const entities = entitiesIn(f.text, ctx.topics);
     const reading = read(topicText(f.text, entities), ctx.lexicon, ctx.vocab);
     entities.sort = sortIn(f.text, reading.groups);
-    return { index, text: f.text, reading, entities, action: actionIn(f.text, ctx.lexicon) };
+    return { index, text: f.text, reading, entities, action: actionIn(f.text, ctx.lexicon), focus: focusOf(topicText(f.text, entities), ctx) };
   });
   for (const p of parts) {
     if (!POINTS_BACK.test(p.text)) continue;

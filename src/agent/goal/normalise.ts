@@ -14,8 +14,10 @@
  *    under 4 letters, words with digits and stop words are never changed,
  *    and neither is a word whose stem the vocabulary knows.
  * 3. Phrases: the longest lexicon entry starting at each word wins. A
- *    filler phrase ("what's going on") is dropped whole; a group's phrase
- *    adds the group's first word ("laggy" adds "slow") beside its own.
+ *    filler phrase ("what's going on") is dropped whole; a group's word
+ *    adds the group's first word ("laggy" adds "slow") beside its own, and
+ *    a group's phrase of several words counts as the first word only
+ *    ("logged in" means "login", not "log").
  * 4. Terms: every word left that is not a stop word, stemmed (terms.ts), plus
  *    the group words; the stop list is short and holds no content word
  *    ("own", "up" and "down" are content here).
@@ -158,9 +160,10 @@ export function read(text: string, lexicon: Lexicon, vocab?: Vocabulary): Readin
       if (lexicon.fillers.has(phrase)) { took = n; break; }
       const head = lexicon.means.get(phrase);
       if (head !== undefined) {
+        // a phrase counts as what it means ("logged in" is not about logs); a single word as itself too
         for (const w of ws.slice(i, i + n)) {
           out.words.push(w);
-          if (!isStop(w)) out.terms.push(stem(w));
+          if (n === 1 && !isStop(w)) out.terms.push(stem(w));
         }
         out.terms.push(stem(head));
         if (!out.groups.includes(head)) out.groups.push(head);

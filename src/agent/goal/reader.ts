@@ -55,6 +55,8 @@ export interface GoalReader {
   actTool(part: GoalPart): ReaderTool | null;
   /** up to n things that can be checked instead, as the tools' own "when" phrases */
   offers(part: GoalPart, n?: number): string[];
+  /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
+  uncovered(part: GoalPart): string[];
 }
 
 const cache = new Map<string, GoalReader>();
@@ -87,6 +89,8 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   };
   const toolTerms = new Map(tools.map((t) => [t.name, new Set([...analyse(`${t.name} ${t.description} ${t.when ?? ''}`), ...tokens(`${t.name} ${t.description} ${t.when ?? ''}`).map(stem)])]));
   const phraseTerms = new Map(playbooks.map((p) => [p.id, p.intent.map((ph) => new Set(analyse(ph)))]));
+  const spoken = new Set<string>();
+  for (const t of texts) for (const term of analyse(t)) spoken.add(term);
   const firstWhen = (t: AgentTool) => (t.when ?? t.description).split(/[,;]/)[0]!.trim();
 
   const reader: GoalReader = {
@@ -109,6 +113,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       }
       return out.sort((a, b) => b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
     },
+    uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
     actTool(part) {
       const a = part.action;
       if (!a || a.head.length === 0) return null;
