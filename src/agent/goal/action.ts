@@ -11,7 +11,7 @@
  * it to be the tool that does this (the journal is not the log archive), and
  * the words around it (`context`) for offering what can be checked instead.
  */
-import { stem } from '../terms.js';
+import { stem } from '../../memory/terms.js';
 import { phraseKey, type Lexicon } from './lexicon.js';
 import { STOP, tokens } from './normalise.js';
 

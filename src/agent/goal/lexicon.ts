@@ -19,7 +19,7 @@
  * Pure: the caller reads the files.
  */
 import { z } from 'zod';
-import { stem } from '../terms.js';
+import { stem } from '../../memory/terms.js';
 
 const entry = z.string().min(1).max(40).regex(/^[a-z0-9][a-z0-9 '._-]*$/, 'lower-case words, digits, spaces, "\'", ".", "_" or "-"');
 export const lexiconSchema = z.strictObject({

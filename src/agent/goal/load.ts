@@ -5,7 +5,8 @@
  * lexicon; a bad file is an issue naming the file and the fix, collected
  * like a playbook's, so a set with a broken lexicon fails as a whole.
  */
-import type { ManifestIssue, ManifestSource } from '../../registry/load.js';
+import type { ManifestSource } from '../../registry/load.js';
+import type { ManifestIssue } from '../../registry/boundary.js';
 import { buildLexicon, LexiconError, parseLexicon, type Lexicon, type LexiconDoc } from './lexicon.js';
 
 export interface LoadedLexicon {

@@ -25,7 +25,7 @@
  * Pure and deterministic: the same text, vocabulary and lexicon give the
  * same reading.
  */
-import { stem } from '../terms.js';
+import { stem } from '../../memory/terms.js';
 import { phraseKey, type Lexicon } from './lexicon.js';
 
 // Words that carry no topic. Unlike terms.ts's list it keeps "own", "up", "down", "off", "out",

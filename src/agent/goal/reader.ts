@@ -13,7 +13,7 @@
  * the three), then pure.
  */
 import { createHash } from 'node:crypto';
-import { stem } from '../terms.js';
+import { stem } from '../../memory/terms.js';
 import { indexFor, type RankedTool } from '../retrieval.js';
 import type { AgentTool } from '../types.js';
 import { goalContext, understand, type GoalContext, type GoalPart, type Understood } from './index.js';

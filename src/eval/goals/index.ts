@@ -5,7 +5,7 @@
  * `--json`, for a script. The table holds no clock or host name except the
  * planning times, which are labelled as measured.
  */
-import { openRuntime } from '../../runtime/runtime.js';
+import { openRuntime } from '../../root/runtime.js';
 import { createLogger } from '../../base/log.js';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
