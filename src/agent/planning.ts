@@ -208,6 +208,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
     pc.step.ledger.append({
       type: 'capability_gap', step, provider: null, capability: 'plan@1', schema: 'plan@1', error, attempt: 0,
       rejected: [{ provider: '(retrieval)', filter: 'implements', reason: part.action ? 'no tool makes this change' : 'no tool matches the goal' }],
+      plain, ...(offers.length ? { offers } : {}),
     });
     pc.step.ledger.commit();
     pc.missing.set(step, error);

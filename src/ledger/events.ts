@@ -191,6 +191,9 @@ export const eventSchemas = {
     ...failure, type: z.literal('capability_gap'),
     /** why each candidate was filtered out, in filter order */
     rejected: z.array(z.strictObject({ provider: z.string(), filter: z.string(), reason: z.string() })),
+    /** a planning gap in words a person reads (design §12), and what can be checked instead */
+    plain: z.string().optional(),
+    offers: z.array(z.string()).optional(),
   }),
   breaker_tripped: z.strictObject({ ...failure, type: z.literal('breaker_tripped'), breaker: z.string() }),
   budget_exhausted: z.strictObject({
