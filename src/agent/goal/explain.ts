@@ -33,7 +33,7 @@ function inWords(e: LedgerEvent | undefined): string {
   switch (e?.type) {
     case 'tool_failed': return 'the tool failed';
     case 'tool_timeout': return 'it took too long';
-    case 'tool_empty': return 'the tool returned nothing';
+    case 'tool_empty': return 'what it read was empty';
     case 'approval_denied': return 'a person did not approve it';
     case 'budget_exhausted': return 'the time for this question ran out first';
     case 'breaker_tripped': return 'the checks were stopped before it';
