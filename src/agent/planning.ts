@@ -132,7 +132,7 @@ function lexiconOf(root: string): Lexicon {
 
 /** The plain sentence for a request to act that no tool here can carry out. */
 function cannotAct(a: NonNullable<GoalPart['action']>): string {
-  return `I can't ${a.verb} ${a.object || 'that'}: no tool on this machine does that.`;
+  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.`;
 }
 
 /** The plain sentence for a question nothing here answers. */

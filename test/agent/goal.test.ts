@@ -173,6 +173,12 @@ describe('requests to act', () => {
     expect(actionIn('are there updates', ctx.lexicon)).toBeNull();
   });
 
+  it('a separable verb is a request too: "turn the fan on", "switch the wifi off"', () => {
+    expect(actionIn('turn the fan on', ctx.lexicon)).toMatchObject({ act: 'start', verb: 'turn on', object: 'the fan', head: ['fan'] });
+    expect(actionIn('switch the wifi off please', ctx.lexicon)).toMatchObject({ act: 'stop', verb: 'switch off', head: ['wifi'] });
+    expect(actionIn('is the fan on', ctx.lexicon)).toBeNull();
+  });
+
   it('the object of a request is its head word, or the name at the end of a path', () => {
     expect(actionIn('vacuum the journal down to 100M', ctx.lexicon)!.head).toEqual(['journal']);
     expect(actionIn('clean up the old rotated logs in the archive but leave 2', ctx.lexicon)).toMatchObject({ act: 'delete', verb: 'clean up', head: ['log'] });

@@ -42,8 +42,19 @@ export function actionIn(part: string, lexicon: Lexicon): ActRequest | null {
     const a = lexicon.acts.get(phrase);
     if (a) { act = a; verb = ws.slice(0, n).join(' ').replace(/[,.!?:]+$/, ''); }
   }
+  // a separable verb: "turn the fan on", "shut it down", "clean the archive up"
+  let particle: string | null = null;
+  if (!act && ws.length > 1) {
+    for (let j = 1; j < Math.min(ws.length, 6) && !act; j++) {
+      const p = ws[j]!.toLowerCase().replace(/[,.!?:]+$/, '');
+      if (!['on', 'off', 'up', 'down', 'out'].includes(p)) continue;
+      const a = lexicon.acts.get(phraseKey(`${ws[0]!} ${p}`));
+      if (a) { act = a; verb = ws[0]!; particle = ws[j]!; }
+    }
+  }
   if (!act || !verb) return null;
-  const rest = body.slice(verb.length).trim();
+  let rest = body.slice(verb.length).trim();
+  if (particle) rest = rest.replace(new RegExp(`\\s*\\b${particle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`), '').trim();
   const end = END.exec(rest);
   const object = (end ? rest.slice(0, end.index) : rest).trim().replace(/[?.!]+$/, '')
     .replace(/\bme\b/gi, 'you').replace(/\bmy\b/gi, 'your').replace(/\bmine\b/gi, 'yours');
@@ -58,5 +69,5 @@ export function actionIn(part: string, lexicon: Lexicon): ActRequest | null {
     const np = (cutAt > 0 ? words.slice(0, cutAt) : words).filter((w) => !STOP.has(w) && !lexicon.stop.has(w) && !/^\d+$/.test(w) && !PREP.has(w));
     if (np.length) head = [stem(np[np.length - 1]!)];
   }
-  return { act, verb, object, head };
+  return { act, verb: particle ? `${verb} ${particle.replace(/[,.!?:]+$/, '')}` : verb, object, head };
 }
