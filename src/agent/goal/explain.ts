@@ -71,11 +71,25 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     ?? [...events].reverse().find((e) => 'step' in e && (e as { step: string }).step === step && e.type === 'step_failed');
   const tools = (created?.steps ?? []).filter((s) => s.tool !== null);
   const toolOf = (step: string) => tools.find((s) => s.step === step)?.tool ?? step;
-  const parts = (created?.parts ?? []) as Part[];
+  // a replan records the parts again: a part's steps are those of every plan, and it is left
+  // unchecked only when no plan served it
+  const plans = events.filter((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created' && !!e.parts);
+  const parts: Part[] = [];
+  for (const pl of plans) {
+    (pl.parts as Part[]).forEach((p, i) => {
+      const had = parts[i];
+      if (!had) { parts[i] = { ...p, steps: [...p.steps] }; return; }
+      for (const st of p.steps) if (!had.steps.includes(st)) had.steps.push(st);
+      if (had.steps.length > 0) { delete had.unchecked; delete had.offers; }
+    });
+  }
   if (parts.length === 0) {
     // no parts recorded (one question, no window): the checks not made, by tool, in words
     const left = tools.filter((s) => !held.has(s.step));
-    return { decline: null, notes: left.length ? [`Not checked: ${left.map((s) => `${s.tool} (${inWords(failure(s.step))})`).join('; ')}.`] : [], unanswered: false };
+    if (left.length === 0) return { decline: null, notes: [], unanswered: false };
+    const why = left.map((s) => `${s.tool} (${inWords(failure(s.step))})`).join('; ');
+    const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
+    return { decline: null, notes: [left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}": ${why}.` : `Not checked: ${why}.`], unanswered: false };
   }
   const notes: string[] = [];
   let unanswered = false;

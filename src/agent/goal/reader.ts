@@ -18,7 +18,7 @@ import { indexFor, type RankedTool } from '../retrieval.js';
 import type { AgentTool } from '../types.js';
 import { goalContext, understand, type GoalContext, type GoalPart, type Understood } from './index.js';
 import { phraseKey, type Lexicon } from './lexicon.js';
-import { read, tokens } from './normalise.js';
+import { read, STOP, tokens } from './normalise.js';
 
 /** A tool as the reader sees it: its words and its effect. */
 export interface ReaderTool extends AgentTool {
@@ -88,7 +88,14 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     return out;
   };
   const toolTerms = new Map(tools.map((t) => [t.name, new Set([...analyse(`${t.name} ${t.description} ${t.when ?? ''}`), ...tokens(`${t.name} ${t.description} ${t.when ?? ''}`).map(stem)])]));
-  const phraseTerms = new Map(playbooks.map((p) => [p.id, p.intent.map((ph) => new Set(analyse(ph)))]));
+  // a phrase is matched on its own words (the part's side carries the lexicon's words, so "ram"
+  // meets the phrase "memory"); a phrase of stop words only ("is everything ok") on what it means
+  const ownTerms = (ph: string): Set<string> => {
+    const r = read(ph, lexicon);
+    const own = r.words.filter((w) => !STOP.has(w) && !lexicon.stop.has(w)).map(stem);
+    return new Set(own.length ? own : r.terms);
+  };
+  const phraseTerms = new Map(playbooks.map((p) => [p.id, p.intent.map(ownTerms)]));
   const spoken = new Set<string>();
   for (const t of texts) for (const term of analyse(t)) spoken.add(term);
   const firstWhen = (t: AgentTool) => (t.when ?? t.description).split(/[,;]/)[0]!.trim();
@@ -103,7 +110,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       const q = new Set(part.reading.terms);
       const out: PartMatch[] = [];
       for (const r of indexFor(docs, analyser).rankTerms(part.reading.terms, pbs.length)) {
-        const phrases = phraseTerms.get(r.name) ?? pbs.find((p) => p.id === r.name)!.intent.map((ph) => new Set(analyse(ph)));
+        const phrases = phraseTerms.get(r.name) ?? pbs.find((p) => p.id === r.name)!.intent.map(ownTerms);
         let coverage = 0;
         for (const t of phrases) {
           if (t.size === 0) continue;
