@@ -69,6 +69,8 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   }
   const failure = (step: string) => [...events].reverse().find((e) => 'step' in e && (e as { step: string }).step === step && 'error' in e && e.type !== 'step_failed')
     ?? [...events].reverse().find((e) => 'step' in e && (e as { step: string }).step === step && e.type === 'step_failed');
+  // a plan stopped by the loop breaker says so, once
+  const stopped = events.some((e) => e.type === 'breaker_tripped' && e.breaker === 'loop') ? ['The checks stopped early: a check that had failed was proposed again.'] : [];
   const tools = (created?.steps ?? []).filter((s) => s.tool !== null);
   const toolOf = (step: string) => tools.find((s) => s.step === step)?.tool ?? step;
   // a replan records the parts again: a part's steps are those of every plan, and it is left
@@ -86,10 +88,10 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   if (parts.length === 0) {
     // no parts recorded (one question, no window): the checks not made, by tool, in words
     const left = tools.filter((s) => !held.has(s.step));
-    if (left.length === 0) return { decline: null, notes: [], unanswered: false };
+    if (left.length === 0) return { decline: null, notes: stopped, unanswered: false };
     const why = left.map((s) => `${s.tool} (${inWords(failure(s.step))})`).join('; ');
     const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
-    return { decline: null, notes: [left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}": ${why}.` : `Not checked: ${why}.`], unanswered: false };
+    return { decline: null, notes: [left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}": ${why}.` : `Not checked: ${why}.`, ...stopped], unanswered: false };
   }
   const notes: string[] = [];
   let unanswered = false;
@@ -109,5 +111,5 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     if (left.length > 0) notes.push(`Not checked for "${p.text}": ${left.map((s) => `${toolOf(s)} (${inWords(failure(s))})`).join('; ')}.`);
     if (p.window) notes.push(parts.length > 1 ? `Time window read for "${p.text}": ${p.window}.` : `Time window read: ${p.window}.`);
   }
-  return { decline: null, notes, unanswered };
+  return { decline: null, notes: [...notes, ...stopped], unanswered };
 }
