@@ -97,3 +97,33 @@ describe('requests to act', () => {
     expect(r.events.some((e) => e.type === 'tool_output' && (e as { step: string }).step === 'prune_archive')).toBe(false);
   });
 });
+
+describe('what the answer says (whole sessions, real tools)', () => {
+  it('"restart nginx" is declined in plain words, naming what can be checked instead', async () => {
+    const r = await plan('can you restart nginx for me', true);
+    expect(r.outcome).toBe('declined');
+    expect(r.answer).toMatch(/^I can't restart nginx: no tool on this machine does that\. I can check instead: "is nginx running"/);
+    expect(r.answer).not.toMatch(JARGON);
+    // the technical reason stays in the ledger
+    expect(r.events.find((e) => e.type === 'declined')).toMatchObject({ reason: expect.stringMatching(/plan@1/) });
+  });
+
+  it('an out-of-scope question is declined in plain words', async () => {
+    const r = await plan("what's the weather like in london", true);
+    expect(r.answer).toBe(`I could not check "what's the weather like in london": nothing on this machine looks at weather or london.`);
+  });
+
+  it('a goal with a part nothing serves is partial, and the answer names that part', async () => {
+    const r = await plan('how much ram is free and whats the weather tomorrow', true);
+    expect(r.outcome).toBe('partial');
+    expect(r.answer).toMatch(/Memory is [\d.]+% used/);
+    expect(r.answer).toMatch(/I could not check "whats the weather tomorrow": nothing on this machine looks at weather or tomorrow\./);
+    expect(r.answer).not.toMatch(/partial answer — missing|@1/);
+  });
+
+  it('a goal with two questions is answered for both', async () => {
+    const r = await plan('how much ram is free, and how full is the disk?', true);
+    expect(r.answer).toMatch(/Memory is [\d.]+% used/);
+    expect(r.answer).toMatch(/is \d+% full/);
+  });
+});
