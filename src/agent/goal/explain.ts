@@ -34,7 +34,9 @@ function inWords(e: LedgerEvent | undefined): string {
     case 'tool_failed': return 'the tool failed';
     case 'tool_timeout': return 'it took too long';
     case 'tool_empty': return 'what it read was empty';
-    case 'approval_denied': return 'a person did not approve it';
+    case 'approval_denied':
+      // nobody could be asked (pico run has no approver) is not a refusal
+      return /no approver is configured/.test(e.error) ? 'it changes the machine, so a person must approve it: submit it to the daemon and approve it with pico approve' : 'a person did not approve it';
     case 'budget_exhausted': return 'the time for this question ran out first';
     case 'breaker_tripped': return 'the checks were stopped before it';
     case 'capability_gap': return 'nothing here can read what it returned';
@@ -91,7 +93,9 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     if (left.length === 0) return { decline: null, notes: stopped, unanswered: false };
     const why = left.map((s) => `${s.tool} (${inWords(failure(s.step))})`).join('; ');
     const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
-    return { decline: null, notes: [left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}": ${why}.` : `Not checked: ${why}.`, ...stopped], unanswered: false };
+    const asked = left.every((s) => failure(s.step)?.type === 'approval_denied');
+    const head = asked ? 'Not done' : left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}"` : 'Not checked';
+    return { decline: null, notes: [`${head}: ${why}.`, ...stopped], unanswered: false };
   }
   const notes: string[] = [];
   let unanswered = false;
