@@ -19,6 +19,8 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   planning: async () => (await import('./planning.js')).benchPlanning(),
   world: async () => (await import('./world.js')).benchWorld(),
   report: async () => (await import('./report.js')).benchReport(),
+  fleet: async () => (await import('./fleet.js')).benchFleet(),
+  install: async () => (await import('./install.js')).benchInstall(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

@@ -8,6 +8,8 @@
  * The trajectory cache rows plan one goal afresh and then from the cache
  * (after a full session of it answered and memory ingested it): the second
  * calls no planner, so it costs the memory lookup and the ledger writes.
+ * The last row plans every goal of the dev goal set (examples/eval/goals.json)
+ * as `pico eval --goals` does, and reports the median per goal.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,7 @@ import { dbPathFor, sessionsDirFor } from '../src/memory/paths.js';
 import type { ToolRunner } from '../src/runtime/step.js';
 import { parseJob } from '../src/runtime/job.js';
 import { initRoot } from '../src/root/init.js';
-import { openRuntime, type Runtime } from '../src/root/runtime.js';
+import { openRuntime, PACKAGE_DIR, type Runtime } from '../src/root/runtime.js';
 import { storiesPath } from './models.js';
 import type { BenchRow } from './types.js';
 
@@ -79,6 +81,18 @@ async function cacheRows(rt: Runtime, root: string): Promise<BenchRow[]> {
   ];
 }
 
+/** Planning time per goal over the dev goal set, as `pico eval --goals` measures it (issue 26). */
+async function goalSetRows(): Promise<BenchRow[]> {
+  const file = path.join(PACKAGE_DIR, 'examples', 'eval', 'goals.json');
+  const { evaluateGoals } = await import('../src/eval/goals/index.js');
+  const e = await evaluateGoals(file);
+  const s = e.score;
+  return [{
+    group: 'planning', name: `plan each goal of examples/eval/goals.json (goal reader, parts, playbooks; plan-only session)`, value: Math.round(s.p50_ms * 10) / 10, unit: 'ms',
+    note: `p50 over ${s.goals} goals; p90 ${Math.round(s.p90_ms)} ms; full plans ${s.full_plans.n}/${s.full_plans.of}, recall@3 ${s.recall_at_3?.toFixed(2) ?? '-'}`,
+  }];
+}
+
 export async function benchPlanning(): Promise<BenchRow[]> {
   const root = mkdtempSync(path.join(tmpdir(), 'pico-bench-planning-'));
   const rows: BenchRow[] = [];
@@ -92,6 +106,7 @@ export async function benchPlanning(): Promise<BenchRow[]> {
       if (stories) rows.push({ group: 'planning', name: 'plan a goal with stories260K under the plan grammar (model loaded per plan)', value: await timePlans(rt, MODEL_GOALS, 'bench-planner'), unit: 'ms', note: `median of ${MODEL_GOALS.length} goals, 1 thread` });
       else rows.push({ group: 'planning', name: 'plan a goal with stories260K', value: 0, unit: 'skipped', note: '../shared/models/stories260K.gguf is absent' });
       rows.push(...(await cacheRows(rt, root)));
+      rows.push(...(await goalSetRows()));
     } finally {
       await rt.close();
     }

@@ -10,7 +10,8 @@
 #   2. makes the system group and user picoharness (members of the group may submit and read results);
 #   3. stages the app (dist/, manifests, prompts, examples, shell providers, package files) in
 #      /opt/picoharness.new, installs its production dependencies there (npm ci --omit=dev, no
-#      devDependencies, no tests), then swaps it in for /opt/picoharness (the old app keeps running
+#      devDependencies, no tests; then systemd/prune-deps.sh drops what a production box never
+#      uses), then swaps it in for /opt/picoharness (the old app keeps running
 #      until the swap, and a failed npm ci leaves it untouched);
 #   4. writes /usr/local/bin/pico (a wrapper: node, the app, PICO_ROOT=/var/lib/picoharness);
 #   5. first install only: `pico init /var/lib/picoharness` as the user picoharness; every time:
@@ -44,7 +45,7 @@ PURGE=0
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NAME=picoharness
 
-usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "install.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -152,12 +153,14 @@ fi
 # 3. the app: staged, dependencies installed, then swapped in
 run rm -rf "$APP.new"
 run mkdir -p "$APP.new/dist" "$APP.new/providers"
-for f in package.json package-lock.json README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
+for f in package.json package-lock.json .npmrc README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
 for d in manifests prompts examples systemd; do run cp -Rp "$SRC/$d" "$APP.new/"; done
 for d in src providers; do run cp -Rp "$SRC/dist/$d" "$APP.new/dist/"; done
 for f in "$SRC"/providers/*.sh; do run cp -p "$f" "$APP.new/providers/"; done
 if [ "$NPM" = 1 ]; then
   run_in "$APP.new" npm ci --omit=dev --no-audit --no-fund
+  # what a production box never uses: other platforms' llama.cpp, sources, build leftovers
+  run sh "$APP.new/systemd/prune-deps.sh" "$APP.new"
 elif [ -n "$LINK_DEPS" ]; then
   run ln -s "$(readlink -f "$LINK_DEPS/node_modules")" "$APP.new/node_modules"
 else

@@ -57,8 +57,11 @@ function diskSentence(fact: Record<string, unknown>): string {
 function logSentence(fact: Record<string, unknown>): string {
   const count = num(fact.error_count);
   const first = str(fact.first_error);
+  // no line named a host: nothing was read (an empty window, "-- No entries --"), which is not a clean log
+  const empty = count === 0 && str(fact.host) === null && first === null;
   let s =
     count === null ? 'The log window says some lines were not returned, so failure lines were not counted'
+    : empty ? 'The log for that window is empty: there were no lines to check'
     : count === 0 ? 'The log shows no failure lines'
     : `The log shows ${count} failure line${count === 1 ? '' : 's'}`;
   if (first !== null || str(fact.first_error_at) !== null) {

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { gbnfFor } from './gbnf.js';
 
 export interface LoadedModel {
   key: string;
@@ -47,25 +48,15 @@ export function schemaDigest(schema: unknown): string {
 }
 
 /**
- * The schema as node-llama-cpp's grammar builder reads it. Its builder (3.21) knows `oneOf` but not
- * `anyOf`: an `anyOf` (every tool-call schema, and nullable `$ref`s) collapses to a grammar that only
- * admits `null`. For generating one value the two mean the same, so `anyOf` is read as `oneOf`.
+ * The grammar for a schema, built once per entry: our own JSON Schema → GBNF translation (gbnf.ts),
+ * which covers pattern, enum, const and string lengths; a schema it cannot translate exactly is
+ * refused with a GrammarRefused naming the place, and the call fails saying so.
  */
-export function grammarSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(grammarSchema);
-  if (schema === null || typeof schema !== 'object') return schema;
-  // const, enum and default hold values, not schemas: copied as they are
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k, k === 'const' || k === 'enum' || k === 'default' ? v : grammarSchema(v)]));
-}
-
-/** The grammar for a schema, built once per entry. */
 export async function grammarFor(llama: Llama, entry: LoadedModel, schema: Record<string, unknown>): Promise<LlamaGrammar> {
   const digest = schemaDigest(schema);
   const hit = entry.grammars.get(digest);
   if (hit) return hit;
-  // node-llama-cpp's GbnfJsonSchema type is narrower than JSON Schema; unsupported keywords are ignored
-  // by its grammar builder and enforced later by the validation ladder.
-  const grammar = await llama.createGrammarForJsonSchema(grammarSchema(schema) as never);
+  const grammar = await llama.createGrammar({ grammar: gbnfFor(schema, typeof schema.$id === 'string' ? schema.$id : 'schema') });
   entry.grammars.set(digest, grammar);
   return grammar;
 }

@@ -11,8 +11,28 @@
  * manifest error (playbooks.ts), not a silent null.
  */
 
-export const EXTRACTORS = ['unit', 'path', 'since', 'priority', 'sort'] as const;
+export const EXTRACTORS = ['unit', 'path', 'since', 'priority', 'sort', 'keep', 'boot'] as const;
 export type ExtractorName = (typeof EXTRACTORS)[number];
+
+/**
+ * What the goal reader (goal/) found in one part of a goal, as the planner's context carries it:
+ * when present, a slot takes its value from here (units with their case, windows such as "the past
+ * half hour", counts to keep), and the rules below are not used.
+ */
+export interface SlotEntities {
+  unit: string | null;
+  path: string | null;
+  since: string | null;
+  boot: number | null;
+  priority: string | null;
+  sort: string | null;
+  keep: number | null;
+}
+
+/** A slot's value from the reader's entities (a boot window leaves `since` empty, and the reverse). */
+export function fromEntities(name: ExtractorName, e: SlotEntities): string | number | null {
+  return e[name];
+}
 
 const UNIT_SUFFIX = /\b([A-Za-z0-9][A-Za-z0-9@._:-]*\.(?:service|socket|timer|mount|target|path|slice|scope))\b/;
 const UNIT_PHRASE = /\b(?:the\s+)?([a-z0-9][a-z0-9@_-]{1,60})\s+(?:service|daemon|unit)\b/i;
@@ -36,9 +56,11 @@ const PATH = /(?:^|[\s"'`(])((?:\/[A-Za-z0-9._@%+~-]+)+\/?)/;
 const WORD_NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, ten: 10, twelve: 12, fifteen: 15, thirty: 30 };
 const UNITS: Record<string, string> = { minute: 'min', minutes: 'min', min: 'min', mins: 'min', hour: 'hours', hours: 'hours', h: 'hours', day: 'days', days: 'days', week: 'weeks', weeks: 'weeks' };
 
-/** Run one named extractor over the goal. */
+/** Run one named extractor over the goal (keep and boot are read by the goal reader only). */
 export function extract(name: ExtractorName, goal: string): string | null {
   switch (name) {
+    case 'keep': return null;
+    case 'boot': return null;
     case 'unit': return unitIn(goal);
     case 'path': return pathIn(goal);
     case 'since': return sinceIn(goal);

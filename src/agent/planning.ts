@@ -36,7 +36,14 @@ import { select } from '../runtime/policy.js';
 import { estimator, fitPrompt, modelCounter, rankTools, type RankedTool, type TokenCounter } from './index.js';
 import { AGENT_DEFAULTS } from './settings.js';
 import { planSchemaFor } from './plan-schema.js';
-import { matchPlaybooks, type Playbook } from './playbooks.js';
+import type { Playbook } from './playbooks.js';
+import type { SlotEntities } from './extractors.js';
+import { goalReader, type GoalReader } from './goal/reader.js';
+import { EMPTY_LEXICON, type Lexicon } from './goal/lexicon.js';
+import { loadLexicon } from './goal/load.js';
+import type { GoalPart } from './goal/index.js';
+import { folderSource } from '../registry/load.js';
+import { BREAKERS } from '../runtime/settings.js';
 
 export type PlanCreated = Omit<EventOf<'plan_created'>, 'seq' | 't' | 'session_id' | 'type'>;
 
@@ -55,13 +62,16 @@ export interface PlanningContext {
   avoidance?: readonly string[];
   /** plan with this provider only (pico plan --provider): its kind decides the phase */
   onlyProvider?: { id: string; kind: string };
+  /** the admin's lexicon (manifests/lexicon/); absent, the root's is read */
+  lexicon?: Lexicon;
   /** a replan: the step that failed, its failure kind, the tools to avoid, the calls already made */
   replan?: { after: string; kind: string; avoid: string[]; done: { tool: string; args: Record<string, unknown> }[] };
 }
 
 export type PlanResult =
   | { ok: true; created: PlanCreated; steps: JobStep[] }
-  | { ok: false; reason: string };
+  /** `plain`: what a person reads — each part that could not be served, and why, without jargon */
+  | { ok: false; reason: string; plain?: string };
 
 export const PLAN_STEP = '@plan';
 export const REPLAN_STEP = '@replan';
@@ -78,62 +88,225 @@ export function retrieve(goal: string, registry: Registry, k: number, avoid: rea
   return catalog.length ? rankTools(goal, catalog, k) : [];
 }
 
-/** Make the session's plan; records every planner call and failure in the ledger through runStep. */
+/**
+ * What retrieval ranks for each part of a goal, as planning reads it (the goal reader over the
+ * lexicon): for `pico plan` and `pico eval --goals` when no plan was made, so a failed plan still
+ * shows what the planner was given.
+ */
+export function retrievedParts(goal: string, registry: Registry, playbooks: readonly Playbook[], k: number, root: string, lexicon?: Lexicon): { text: string; retrieved: RankedTool[] }[] {
+  const reader = readerFor(registry, playbooks, lexicon, root);
+  const tools = plannableTools(registry);
+  return reader.understand(goal).parts.map((p) => ({ text: p.text, retrieved: p.action ? [] : reader.rank(p, tools, k) }));
+}
+
+/** One call a planner proposed, and the part of the goal it serves. */
+interface PartCall { name: string; arguments: Record<string, unknown>; part: number }
+
+/** What planning one part of the goal gave. */
+interface PartPlan {
+  calls: { name: string; arguments: Record<string, unknown> }[];
+  record: NonNullable<PlanCreated['parts']>[number];
+  source?: 'playbook' | 'model';
+  provider?: string | null;
+  prompt_tokens?: number;
+  tokens_exact?: boolean;
+  level?: PlanCreated['level'];
+  /** the technical reason a part got no call (the ledger has it; the answer says `record.unchecked`) */
+  reason?: string;
+  /** no playbook served the part, and retrieval found tools: a model planner is asked */
+  needsModel?: boolean;
+}
+
+/** The goal reader for this registry, playbooks and lexicon (the root's, when the runtime hands none in). */
+export function readerFor(registry: Registry, playbooks: readonly Playbook[], lexicon?: Lexicon, root?: string): GoalReader {
+  const lex = lexicon ?? (root ? lexiconOf(root) : EMPTY_LEXICON);
+  const tools = [...registry.tools.values()].filter((t) => t.fact_schema !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
+  return goalReader(lex, tools, playbooks);
+}
+
+/** The root's lexicon (manifests/lexicon/), or an empty one when it has none or it does not load. */
+function lexiconOf(root: string): Lexicon {
+  const loaded = loadLexicon(folderSource(root));
+  return loaded.issues.length ? EMPTY_LEXICON : loaded.lexicon;
+}
+
+/** The plain sentence for a request to act that no tool here can carry out. */
+function cannotAct(a: NonNullable<GoalPart['action']>): string {
+  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.`;
+}
+
+/** The plain sentence for a question nothing here answers. */
+function cannotCheck(part: GoalPart): string {
+  const unknown = (part.focus?.unknown.length ? part.focus.unknown : part.reading.unknown).slice(0, 3);
+  return `I could not check "${part.text}": nothing on this machine looks at ${unknown.length ? unknown.join(', ').replace(/, ([^,]*)$/, ' or $1') : 'that'}.`;
+}
+
+/** The plain sentence for a question no planner here could plan. */
+function cannotCheckText(text: string): string {
+  return `I could not check "${text}": no planner here could turn it into checks.`;
+}
+
+/**
+ * Make the session's plan; records every planner call and failure in the ledger through runStep.
+ *
+ * The goal is read once (goal/): each part is planned on its own — a request to act only through
+ * a playbook whose destructive tool makes that change to that object; a question through the
+ * playbooks that fit it, then a model planner over the tools retrieval ranks for it — and the plan
+ * is their union (a call two parts share runs once) within max_steps, each step recorded under
+ * its part. A part nothing can serve is recorded with the reason in plain words.
+ */
 export async function planSession(pc: PlanningContext): Promise<PlanResult> {
-  const settings = pc.settings ?? AGENT_DEFAULTS;
-  const counter = pc.counter ?? estimator;
   const avoid = pc.replan?.avoid ?? [];
   const base = pc.replan ? REPLAN_STEP : PLAN_STEP;
+  const reader = readerFor(pc.registry, pc.playbooks, pc.lexicon, pc.root);
+  const understood = reader.understand(pc.goal);
+  const multi = understood.parts.length > 1;
+  const planned: PartPlan[] = [];
+  for (const part of understood.parts) {
+    planned.push(await planPart(pc, reader, part, multi ? `${base}.${part.index + 1}` : base, multi ? part.text : pc.goal, avoid));
+  }
+  const calls: PartCall[] = planned.flatMap((p, part) => p.calls.map((c) => ({ ...c, part })));
+  const want = planned.map((plan, index) => ({ plan, index })).filter((w) => w.plan.needsModel);
+  if (want.length > 0) {
+    const served = planned.some((p) => p.calls.length > 0 || p.record.playbooks.length > 0);
+    const step = !multi && planned[0]!.record.playbooks.length > 0 && !pc.onlyProvider ? `${base}.model` : multi && served ? `${base}.model` : base;
+    const text = want.length === planned.length ? pc.goal : want.map((w) => w.plan.record.text).join('; ');
+    calls.push(...await planByModel(pc, want, step, text));
+  }
+  if (calls.length === 0) {
+    const plain = planned.map((p) => p.record.unchecked).filter((x): x is string => !!x);
+    return { ok: false, reason: planned.map((p) => p.reason).filter(Boolean).join('; ') || 'no call was planned', plain: plain.join(' ') };
+  }
+  const first = planned.find((p) => p.provider) ?? planned[0]!;
+  const retrieved: RankedTool[] = [];
+  for (const p of planned) for (const r of p.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  const meta: Omit<PlanCreated, 'steps' | 'provider'> = {
+    source: planned.some((p) => p.source === 'model') ? 'model' : 'playbook',
+    retrieved, playbooks: [...new Set(planned.flatMap((p) => p.record.playbooks))],
+    prompt_tokens: planned.reduce((n, p) => n + (p.prompt_tokens ?? 0), 0), tokens_exact: planned.every((p) => p.tokens_exact ?? true),
+    level: planned.find((p) => p.level)?.level ?? null,
+    ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}),
+    ...(multi || planned.some((p) => p.record.unchecked || p.record.window) ? { parts: planned.map((p) => p.record) } : {}),
+  };
+  return toPlan(pc, first.provider ?? null, calls, meta);
+}
+
+/** Plan one part of the goal (the whole goal when it has one part). */
+async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart, step: string, goalText: string, avoid: readonly string[]): Promise<PartPlan> {
+  const settings = pc.settings ?? AGENT_DEFAULTS;
+  const counter = pc.counter ?? estimator;
+  const only = pc.onlyProvider;
+  const e = part.entities;
+  const entities: SlotEntities = {
+    unit: e.unit, path: e.path, since: e.window?.since ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort, keep: e.keep,
+  };
   // a tool to avoid stays retrievable (with other arguments it may be right); the context says to
   // avoid it, and the loop stops a plan that repeats a call that already failed
-  const retrieved = retrieve(pc.goal, pc.registry, settings.top_k);
-  const matches = matchPlaybooks(pc.goal, pc.playbooks).filter((m) => !pc.playbooks.find((p) => p.id === m.id)!.steps.some((s) => avoid.includes(s.tool)));
-  const common = { retrieved, playbooks: matches.map((m) => m.id), ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}) };
+  const retrieved = part.action ? [] : reader.rank(part, plannableTools(pc.registry), settings.top_k);
+  const record: PartPlan['record'] = { text: part.text, steps: [], retrieved, playbooks: [], ...(e.window ? { window: e.window.label } : {}) };
+  const gap = (error: string, plain: string, offers: string[] = []): PartPlan => {
+    pc.step.ledger.append({
+      type: 'capability_gap', step, provider: null, capability: 'plan@1', schema: 'plan@1', error, attempt: 0,
+      rejected: [{ provider: '(retrieval)', filter: 'implements', reason: part.action ? 'no tool makes this change' : 'no tool matches the goal' }],
+      plain, ...(offers.length ? { offers } : {}),
+    });
+    pc.step.ledger.commit();
+    pc.missing.set(step, error);
+    return { calls: [], record: { ...record, unchecked: plain, ...(offers.length ? { offers } : {}) }, reason: error };
+  };
+  if (pc.missing.has(step) && !pc.held.has(step) && !pc.held.has(`${step}.model`)) {
+    // planned before a crash and given up: the ledger already says why
+    const offers = part.action ? reader.offers(part) : [];
+    return { calls: [], record: { ...record, unchecked: part.action ? cannotAct(part.action) : cannotCheck(part), ...(offers.length ? { offers } : {}) }, reason: pc.missing.get(step)! };
+  }
+
+  // a request to act: only a playbook whose destructive tool makes this change to this object
+  let pool: Playbook[];
+  if (part.action) {
+    const tool = reader.actTool(part);
+    if (!tool) return gap(`no tool here can ${part.action.act} "${part.action.head.join(' ') || part.action.object}" (no destructive tool names both)`, cannotAct(part.action), reader.offers(part));
+    pool = pc.playbooks.filter((p) => p.steps.some((s) => s.tool === tool.name));
+    if (pool.length === 0) return gap(`tool ${tool.name} would ${part.action.act} "${part.action.object}", but no playbook runs it`, cannotAct(part.action), reader.offers(part));
+  } else {
+    pool = pc.playbooks.filter((p) => p.steps.every((s) => pc.registry.tools.get(s.tool)?.effect !== 'destructive'));
+  }
+  // a question about something no tool looks at is not answered with a neighbouring fact
+  if (!part.action && part.focus && part.focus.unknown.length > 0) {
+    return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
+  }
+  const uncovered = part.action ? [] : reader.uncovered(part);
+  if (uncovered.length > 0 && uncovered.length === part.reading.groups.length && !e.unit && !e.path) {
+    return gap(`the goal is about ${uncovered.join(', ')}, which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${uncovered.join(' or ')}.`);
+  }
+  pool = pool.filter((p) => !p.steps.some((s) => avoid.includes(s.tool)));
+  const scored = reader.match(part, pool);
+  const matches = part.action && scored.length === 0 ? pool.map((p) => ({ id: p.id })) : scored;
+  record.playbooks = matches.map((m) => m.id);
   const reasons: string[] = [];
 
-  const only = pc.onlyProvider;
-  // 1. the playbook planner, when a playbook matches
+  // 1. the playbook planner, when a playbook fits
   if (matches.length > 0 && (!only || only.kind === 'code')) {
     const chosen = matches.map((m) => pc.playbooks.find((p) => p.id === m.id)!);
     // what the playbook planner needs of each: its id, slots and steps (intent and prose stay out)
-    const text = JSON.stringify({ goal: pc.goal, playbooks: chosen.map((p) => ({ id: p.id, slots: p.slots, steps: p.steps })), avoid });
+    const text = JSON.stringify({ goal: goalText, entities, playbooks: chosen.map((p) => ({ id: p.id, slots: p.slots, steps: p.steps })), avoid });
     const tools = [...new Set(chosen.flatMap((p) => p.steps.map((s) => s.tool)))].map((n) => pc.registry.tool(n));
-    const out = await runPlanner(pc, `${base}`, text, 'planner:playbooks', tools, ['code']);
-    if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'playbook', prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null });
+    const out = await runPlanner(pc, step, text, 'planner:playbooks', tools, ['code']);
+    if (out.ok) return { calls: out.fact.fact as PartPlan['calls'], record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
     reasons.push(`playbook planner: ${out.reason}`);
   } else {
     reasons.push(matches.length > 0 ? `a playbook matches, but ${only!.id} is not the playbook planner` : 'no playbook matches the goal');
   }
-  if (only?.kind === 'code') return { ok: false, reason: reasons.join('; ') };
+  if (part.action) return { calls: [], record: { ...record, unchecked: `${cannotAct(part.action)}` }, reason: reasons.join('; ') };
+  if (only?.kind === 'code') return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: reasons.join('; ') };
 
-  // 2. a model planner over the retrieved tools
-  const step = matches.length > 0 && !only ? `${base}.model` : base;
+  // 2. a model planner, asked once for every part no playbook served (planSession)
   if (retrieved.length === 0) {
-    const error = `no local provider can plan "${pc.goal.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
-    pc.step.ledger.append({
-      type: 'capability_gap', step, provider: null, capability: 'plan@1', schema: 'plan@1', error, attempt: 0,
-      rejected: [{ provider: '(retrieval)', filter: 'implements', reason: 'no tool matches the goal' }],
-    });
-    pc.step.ledger.commit();
-    pc.missing.set(step, error);
-    return { ok: false, reason: error };
+    const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
+    return gap(error, cannotCheck(part));
   }
+  return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+}
+
+/**
+ * One model planner call for the parts no playbook served, over the tools retrieval ranked for
+ * them: the whole goal when no part was served otherwise (as a goal of one part always is), else
+ * those parts' words. A call is recorded under the first of those parts that retrieved its tool.
+ */
+async function planByModel(pc: PlanningContext, want: { plan: PartPlan; index: number }[], step: string, goalText: string): Promise<PartCall[]> {
+  const settings = pc.settings ?? AGENT_DEFAULTS;
+  const counter = pc.counter ?? estimator;
+  const retrieved: RankedTool[] = [];
+  for (const w of want) for (const r of w.plan.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  const unchecked = (why: string) => {
+    for (const w of want) { w.plan.record.unchecked = cannotCheckText(w.plan.record.text); w.plan.reason = `${w.plan.reason ?? ''}; model planner: ${why}`; }
+  };
   const tools = retrieved.map((r) => pc.registry.tool(r.name));
   const avoidance = [...(pc.avoidance ?? []), ...avoidLines(pc.replan)].join('\n');
   const planner = await likelyPlanner(pc);
   const budget = { prompt_tokens: settings.prompt_tokens, reserve_tokens: settings.reserve_tokens, ...(planner?.contextTokens ? { context_tokens: planner.contextTokens } : {}) };
   const instructions = planInstructions(pc.root);
-  const fit = fitPrompt({ instructions, goal: `Goal: ${pc.goal}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
+  const fit = fitPrompt({ instructions, goal: `Goal: ${goalText}`, ...(avoidance ? { avoidance } : {}), tools }, budget, planner?.counter ?? counter);
   if (!fit.ok) {
     pc.step.ledger.append({ type: 'breaker_tripped', step, provider: null, capability: 'plan@1', schema: 'plan@1', error: `planner prompt over its token budget: ${fit.message}`, attempt: 0, breaker: 'context_budget' });
     pc.step.ledger.commit();
     pc.missing.set(step, fit.message);
-    return { ok: false, reason: fit.message };
+    unchecked(fit.message);
+    return [];
   }
   const view = fit.text.slice(instructions.length).trimStart();
   const out = await runPlanner(pc, step, view, 'planner:tools', tools, ['gguf', 'http', 'shell']);
-  if (out.ok) return toPlan(pc, out.fact, { ...common, source: 'model', prompt_tokens: fit.tokens, tokens_exact: fit.exact, level: fit.level });
-  return { ok: false, reason: `${reasons.join('; ')}; model planner: ${out.reason}` };
+  const first = want[0]!.plan;
+  first.prompt_tokens = fit.tokens;
+  first.tokens_exact = fit.exact;
+  first.level = fit.level;
+  if (!out.ok) { unchecked(out.reason); return []; }
+  first.source = 'model';
+  first.provider = out.fact.provider;
+  return (out.fact.fact as PartPlan['calls']).map((c) => {
+    const owner = want.find((w) => w.plan.record.retrieved.some((r) => r.name === c.name)) ?? want[0]!;
+    owner.plan.source = 'model';
+    return { ...c, part: owner.index };
+  });
 }
 
 /**
@@ -194,21 +367,41 @@ export function callKey(tool: string, args: Record<string, unknown>): string {
   return `${tool}(${JSON.stringify(Object.keys(args).sort().map((k) => [k, args[k]]))})`;
 }
 
-/** The plan the fact holds: one step per call (its tool's reducer and fact schema), then the answer. */
-function toPlan(pc: PlanningContext, fact: HeldFact, meta: Omit<PlanCreated, 'steps' | 'provider'>): PlanResult {
-  const proposed = fact.fact as { name: string; arguments: Record<string, unknown> }[];
-  // the same call twice in one plan would only repeat itself (a small model's loop): keep the first
-  const calls = proposed.filter((c, i) => proposed.findIndex((o) => callKey(o.name, o.arguments) === callKey(c.name, c.arguments)) === i);
+/**
+ * The plan the calls make: one step per call (its tool's reducer and fact schema), then the
+ * answer. A call proposed twice (by one planner, a small model's loop, or by two parts) runs once
+ * and serves every part that asked for it. Within max_steps, each part's first call is kept before
+ * any part's second.
+ */
+function toPlan(pc: PlanningContext, provider: string | null, proposed: PartCall[], meta: Omit<PlanCreated, 'steps' | 'provider'>): PlanResult {
+  const byKey = new Map<string, PartCall & { parts: number[] }>();
+  let repeats = 0;
+  for (const c of proposed) {
+    const k = callKey(c.name, c.arguments);
+    const seen = byKey.get(k);
+    if (!seen) byKey.set(k, { ...c, parts: [c.part] });
+    else if (seen.parts.includes(c.part)) repeats++;
+    else seen.parts.push(c.part);
+  }
+  let calls = [...byKey.values()];
+  const room = BREAKERS.max_steps - 1;
+  if (calls.length > room) {
+    const rank = (c: (typeof calls)[number]) => calls.filter((o) => o.part === c.part).indexOf(c);
+    const keep = new Set([...calls].sort((a, b) => rank(a) - rank(b) || calls.indexOf(a) - calls.indexOf(b)).slice(0, room));
+    calls = calls.filter((c) => keep.has(c));
+  }
   const taken = new Set<string>([...pc.held.keys(), ...pc.missing.keys(), ANSWER_STEP]);
   const steps: JobStep[] = [];
+  const parts = meta.parts?.map((p) => ({ ...p, steps: [] as string[] }));
   for (const c of calls) {
     const tool = pc.registry.tool(c.name);
     let name = c.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 36);
     for (let n = 2; taken.has(name); n++) name = `${c.name.slice(0, 33)}_${n}`;
     taken.add(name);
     steps.push({ step: name, tool: tool.name, args: c.arguments, capability: tool.reducer, schema: tool.fact_schema! });
+    for (const p of c.parts) parts?.[p]?.steps.push(name);
   }
-  const created: PlanCreated = { ...meta, provider: fact.provider, steps: [], ...(calls.length < proposed.length ? { repeats_dropped: proposed.length - calls.length } : {}) };
+  const created: PlanCreated = { ...meta, ...(parts ? { parts } : {}), provider, steps: [], ...(repeats > 0 ? { repeats_dropped: repeats } : {}) };
   return { ok: true, created, steps };
 }
 

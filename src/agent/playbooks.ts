@@ -34,7 +34,7 @@ export const playbookSchema = z.strictObject({
     /** no value in the goal rules the playbook out */
     required: z.boolean().default(false),
     /** the value when the goal names none (else the argument is left out) */
-    default: z.string().min(1).optional(),
+    default: z.union([z.string().min(1), z.number().int()]).optional(),
   })).default({}),
   steps: z.array(z.strictObject({
     tool: z.string().min(1),

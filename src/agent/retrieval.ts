@@ -44,8 +44,12 @@ export class ToolIndex {
     private readonly postings: ReadonlyMap<string, Postings>,
   ) {}
 
-  /** Build the index; a duplicate tool name is the caller's bug and throws. */
-  static build(tools: readonly AgentTool[], digest = toolSetDigest(tools)): ToolIndex {
+  /**
+   * Build the index; a duplicate tool name is the caller's bug and throws. `analyse` turns a
+   * field's text into terms (default: terms.ts; the goal reader passes one that reads through the
+   * lexicon, so tools and goals meet on the same words).
+   */
+  static build(tools: readonly AgentTool[], digest = toolSetDigest(tools), analyse: (text: string) => string[] = terms): ToolIndex {
     const names = tools.map((t) => t.name);
     const seen = new Set<string>();
     for (const n of names) {
@@ -57,7 +61,7 @@ export class ToolIndex {
     tools.forEach((t, i) => {
       const tf = new Map<string, number>();
       const add = (text: string | undefined, w: number) => {
-        for (const term of terms(text ?? '')) {
+        for (const term of analyse(text ?? '')) {
           tf.set(term, (tf.get(term) ?? 0) + w);
           lens[i] = lens[i]! + w;
         }
@@ -94,9 +98,14 @@ export class ToolIndex {
 
   /** The top k tools for a goal, best first, ties by name; only tools with a score above 0. */
   rank(goal: string, k: number = AGENT_DEFAULTS.top_k): RankedTool[] {
+    return this.rankTerms(terms(goal), k);
+  }
+
+  /** The top k tools for a query already read into terms (each counted once). */
+  rankTerms(query: readonly string[], k: number = AGENT_DEFAULTS.top_k): RankedTool[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`retrieval: top_k must be a whole number of at least 1, got ${String(k)}`);
     const scores = new Float64Array(this.names.length);
-    for (const term of new Set(terms(goal))) {
+    for (const term of new Set(query)) {
       const p = this.postings.get(term);
       if (!p) continue;
       for (let j = 0; j < p.docs.length; j++) {
@@ -124,14 +133,17 @@ export function toolSetDigest(tools: readonly AgentTool[]): string {
 const CACHE_SIZE = 8;
 const cache = new Map<string, ToolIndex>();
 
-/** The index for a tool set, built on first use and kept while the set is among the last few used. */
-export function indexFor(tools: readonly AgentTool[]): ToolIndex {
-  const digest = toolSetDigest(tools);
+/**
+ * The index for a tool set, built on first use and kept while the set is among the last few used.
+ * With an analyser, `analyserKey` must name it (e.g. the lexicon's digest): it is part of the key.
+ */
+export function indexFor(tools: readonly AgentTool[], analyse?: { key: string; fn: (text: string) => string[] }): ToolIndex {
+  const digest = analyse ? `${toolSetDigest(tools)}:${analyse.key}` : toolSetDigest(tools);
   let index = cache.get(digest);
   if (index) {
     cache.delete(digest);
   } else {
-    index = ToolIndex.build(tools, digest);
+    index = ToolIndex.build(tools, digest, analyse?.fn);
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   cache.set(digest, index);

@@ -21,22 +21,25 @@ import type { StepContext } from '../runtime/step.js';
 import { cachedSteps, type CacheHit } from './cache.js';
 import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
 import type { Playbook } from './playbooks.js';
+import type { Lexicon } from './goal/lexicon.js';
+import { explain } from './goal/explain.js';
 
 export { planSteps, type PlanStepEv };
 type PlanStepSource = EventOf<'plan_created'>['source'];
 /** The session as a planner reads it, with the playbooks a goal-only job is planned from. */
-type PlanDeps = PlanSession & { playbooks?: readonly Playbook[] };
+type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexicon };
 
-/** The agent's planner for the loop: these functions, planning from `playbooks` (loaded with the manifests). */
-export function agentPlanner(playbooks: readonly Playbook[]): Planner {
+/** The agent's planner for the loop: these functions, planning from `playbooks` and the `lexicon` (loaded with the manifests). */
+export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
   return {
     plannableTools, cacheHit, droppedUnplanned,
+    explain: (ledger, held, planned) => explain(ledger.all, held, planned),
     reuse: (hit, registry) => {
       const steps = cachedSteps(hit, registry);
       return steps ? withAnswer(steps) : null;
     },
-    fresh: (d, ...rest) => planFresh({ ...d, playbooks }, ...rest),
-    replan: (d, ...rest) => replan({ ...d, playbooks }, ...rest),
+    fresh: (d, ...rest) => planFresh({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
+    replan: (d, ...rest) => replan({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
   };
 }
 
@@ -72,7 +75,7 @@ export async function planFresh(
   const only = d.onlyProvider ? d.registry.providers.get(d.onlyProvider) : undefined;
   const planned = await planSession({
     registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root,
-    avoidance: plannerLines(ledger),
+    avoidance: plannerLines(ledger), ...(d.lexicon ? { lexicon: d.lexicon } : {}),
     ...(only ? { onlyProvider: { id: only.id, kind: only.kind } } : {}),
   });
   if (!planned.ok) return null;
@@ -97,6 +100,7 @@ export async function replan(
   const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
   const r: PlanResult = await planSession({
     registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root, avoidance: plannerLines(ledger),
+    ...(d.lexicon ? { lexicon: d.lexicon } : {}),
     replan: { after: failed.step, kind, avoid: [failed.tool!], done },
   });
   if (!r.ok) return {};

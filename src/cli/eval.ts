@@ -13,6 +13,11 @@
  *   --limit N             only the first N cases
  *   --save                write the measured pass rates into the provider manifest
  *
+ * `pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]` measures the agent
+ * instead: every goal of a goal file planned in a scratch root, scored for retrieval, plans,
+ * parts, declines and approvals (src/eval/goals/); `--root` names the root whose manifests are
+ * measured (default: the package's).
+ *
  * Exit 0 when the table was produced; 1 when the provider cannot run; 2 on a
  * usage or case-file error; 3 when the root's manifests do not load.
  */
@@ -24,13 +29,13 @@ import { DEFAULT_VARIANT, type PromptVariant } from '../eval/prompt.js';
 import { saveMeasured, type Saved } from '../eval/save.js';
 import { jsonReport, renderTable } from '../eval/table.js';
 
-const USAGE = 'pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
+const USAGE = 'pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]\n       pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
 
 const options = {
   provider: { type: 'string' }, modes: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' },
   recorded: { type: 'boolean' }, record: { type: 'string' }, replay: { type: 'string' },
   tools: { type: 'string' }, shots: { type: 'string' }, 'no-json-only': { type: 'boolean' },
-  limit: { type: 'string' }, save: { type: 'boolean' },
+  limit: { type: 'string' }, save: { type: 'boolean' }, goals: { type: 'string' }, only: { type: 'string' },
 } as const;
 
 /** The prompt variant from the flags, or undefined when none was given. */
@@ -54,15 +59,16 @@ export function saveRun(run: EvalRun, root: string): Saved[] {
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, options, USAGE);
   if (values.help) { process.stdout.write(`usage: ${USAGE}\n`); return EXIT.ok; }
-  if (positionals.length !== 1) throw new UsageError(`give exactly one case file\nusage: ${USAGE}`);
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError(`--limit: expected a positive integer, got "${values.limit}"`);
+  if (values.goals === undefined && positionals.length !== 1) throw new UsageError(`give exactly one case file\nusage: ${USAGE}`);
   let modes;
   try {
     modes = values.modes === undefined ? undefined : parseModes(values.modes);
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\nusage: ${USAGE}`);
   }
+  if (values.goals !== undefined) return goalsMain(values, positionals, limit);
   const root = rootOf(values);
   const json = values.json === true;
   try {
@@ -84,6 +90,31 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof ProviderUnavailable) {
       process.stderr.write(`pico eval: the provider cannot run: ${e.message}\n`);
       return EXIT.negative;
+    }
+    throw e;
+  }
+}
+
+/** `pico eval --goals FILE`: the agent measured on a goal file (src/eval/goals/). */
+async function goalsMain(values: { goals?: string; only?: string; root?: string; json?: boolean; provider?: string; recorded?: boolean; replay?: string; record?: string; modes?: string }, positionals: string[], limit: number | undefined): Promise<number> {
+  if (positionals.length > 0) throw new UsageError(`--goals FILE takes no case file (got ${positionals.join(' ')})\nusage: ${USAGE}`);
+  const other = (['provider', 'recorded', 'replay', 'record', 'modes'] as const).filter((k) => values[k] !== undefined);
+  if (other.length) throw new UsageError(`--goals measures the agent's planning; --${other.join(', --')} belong to the provider comparison\nusage: ${USAGE}`);
+  let only: RegExp | undefined;
+  try {
+    only = values.only === undefined ? undefined : new RegExp(values.only);
+  } catch (e) {
+    throw new UsageError(`--only: not a regular expression (${(e as Error).message})`);
+  }
+  try {
+    const { evaluateGoals, goalJson, renderGoalTable } = await import('../eval/goals/index.js');
+    const run = await evaluateGoals(values.goals!, { ...(values.root !== undefined ? { from: path.resolve(values.root) } : {}), ...(limit ? { limit } : {}), ...(only ? { only } : {}) });
+    emit(values.json === true, goalJson(run), () => renderGoalTable(run));
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof EvalInputError) {
+      process.stderr.write(`pico eval: ${e.message}\n`);
+      return EXIT.usage;
     }
     throw e;
   }

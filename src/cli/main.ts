@@ -43,7 +43,8 @@ const COMMANDS: Record<string, Command> = {
   models: { summary: 'the model providers, their files, speed and last use: pico models [--json] | pico models rm ID', load: () => import('./models.js') },
   probe: { summary: 'measure a model provider on this machine: pico probe ID', writes: 'flag', load: () => import('./probe.js') },
   report: { summary: 'one self-contained HTML page of recent jobs, failures and gaps: pico report [--out FILE.html] [--days N] [--json]', load: () => import('./report.js') },
-  eval: { summary: 'compare harness modes on a case file: pico eval CASES --provider ID [--modes LIST] [--recorded] [--json]', writes: 'flag', load: () => import('./eval.js') },
+  fleet: { summary: 'join boxes into a fleet over NATS JetStream: pico fleet agent | hub | status | submit JOB --to box=NAME|model=ID|cap=CAP | watch ID | jobs', load: () => import('./fleet.js') },
+  eval: { summary: 'compare harness modes on a case file (pico eval CASES --provider ID [--modes LIST] [--recorded]), or measure the agent on a goal file (pico eval --goals FILE) [--json]', writes: 'flag', load: () => import('./eval.js') },
 };
 
 function help(): string {

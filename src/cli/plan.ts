@@ -7,7 +7,8 @@
  * tool runs. Prints the retrieved tools with their scores, the planner's
  * context (its prompt) and token count, which planner made the plan and the
  * plan; `--json` prints `{retrieved, prompt_tokens, provider, source, plan}`
- * plus `prompt`, `level`, `playbooks` and, when no plan was made, `error`.
+ * plus `prompt`, `level`, `playbooks` and, when no plan was made, `error` — and then still what
+ * retrieval ranked (per part when the goal has several) and the prompt's estimated tokens.
  * Exit 0 with a plan, 1 when the goal could not be planned.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,11 @@ import { createLogger } from '../base/log.js';
 import { parseJob } from '../runtime/job.js';
 import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { retrievedParts } from '../agent/planning.js';
+import { loadPlaybooks } from '../agent/playbooks.js';
+import { AGENT_DEFAULTS } from '../agent/settings.js';
+import { estimator } from '../agent/tokens.js';
+import { folderSource } from '../registry/load.js';
 
 const USAGE = 'pico plan GOAL [--provider ID] [--budget-class interactive|attended|background|batch] [--root DIR] [--json]';
 
@@ -50,15 +56,31 @@ export async function main(argv: string[]): Promise<number> {
       ? {
           ok: true, retrieved: created.retrieved ?? [], prompt_tokens: created.prompt_tokens ?? null, tokens_exact: created.tokens_exact ?? false,
           provider: created.provider ?? null, source: created.source ?? null, level: created.level ?? null, playbooks: created.playbooks ?? [],
-          plan: created.steps, prompt, attempts: problems,
+          plan: created.steps, ...(created.parts ? { parts: created.parts } : {}), prompt, attempts: problems,
         }
-      : { ok: false, retrieved: [], prompt_tokens: null, provider: null, source: null, plan: null, prompt, error: problems.join('; ') || 'no plan was made' };
+      : failed(goal, root, rt, prompt, problems);
     emit(!!values.json, out, () => human(out));
     return out.ok ? EXIT.ok : EXIT.negative;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     await rt.close();
   }
+}
+
+/**
+ * What a failed plan still shows: what retrieval ranked for each part of the goal (as planning
+ * read it), the last planner prompt and its tokens (estimated; the planner's own tokenizer is not
+ * loaded for a dry run that failed), and why.
+ */
+function failed(goal: string, root: string, rt: Awaited<ReturnType<typeof openRuntime>>, prompt: string | null, problems: string[]) {
+  const playbooks = loadPlaybooks(folderSource(root), rt.registry.tools).playbooks;
+  const parts = retrievedParts(goal, rt.registry, playbooks, AGENT_DEFAULTS.top_k, root);
+  const retrieved: { name: string; score: number }[] = [];
+  for (const p of parts) for (const r of p.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  return {
+    ok: false, retrieved, ...(parts.length > 1 ? { parts } : {}), prompt_tokens: prompt ? estimator.count(prompt) : null, tokens_exact: false,
+    provider: null, source: null, plan: null, prompt, error: problems.join('; ') || 'no plan was made',
+  };
 }
 
 function human(o: Record<string, unknown>): string {
@@ -70,6 +92,11 @@ function human(o: Record<string, unknown>): string {
   if (!o.ok) {
     lines.push(`no plan: ${String(o.error)}`);
     return lines.join('\n');
+  }
+  const parts = o.parts as { text: string; steps?: string[]; window?: string; unchecked?: string }[] | undefined;
+  if (parts && parts.length) {
+    lines.push('parts:');
+    parts.forEach((p, i) => lines.push(`  ${i + 1}. "${p.text}"${p.window ? ` (window: ${p.window})` : ''}: ${p.unchecked ?? (p.steps?.length ? p.steps.join(', ') : 'no step')}`));
   }
   lines.push(`planner: ${String(o.provider)} (${String(o.source)})`, 'plan:');
   for (const s of o.plan as { step: string; tool: string | null; args: Record<string, unknown>; capability: string; schema: string; from: string[] }[]) {

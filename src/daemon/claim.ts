@@ -7,22 +7,37 @@
  * session folder without result.json is a claimed job that recovery resumes.
  * The session folder is made first (its own mkdir is the claim of the id);
  * an empty folder left by a crash between mkdir and rename is reused. After
- * the rename the claim also makes the session's empty ledger, so the worker
+ * A fleet job (inbox name `fleet-<id>.json`, dropped by `pico fleet agent` after
+ * it claimed the id across the fleet) is the one exception to "a clashing id
+ * runs under a new id": its id names one job everywhere, so an existing session
+ * of that id IS this job, already taken, and the inbox copy is removed unrun.
+ * After the rename the claim also makes the session's empty ledger, so the worker
  * that runs it appends to an existing file (an empty ledger means "claimed,
  * not begun"; recovery reads it so).
  * `syncClaims` makes a batch of claims durable with one fsync per directory;
  * the loop runs nothing of a batch before it returns. This module does not
  * validate the job (inspect.ts) nor run it (loop.ts).
  */
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSessionId } from '../ledger/session-id.js';
+import { isSessionId, newSessionId } from '../ledger/session-id.js';
 import { syncDir } from '../base/durable-file.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Claimed {
   id: string;
   jobPath: string;
+}
+
+/** The inbox name of a fleet job: `fleet-<session id>.json` (src/fleet/ writes it). */
+export function fleetInboxName(id: string): string {
+  return `fleet-${id}.json`;
+}
+
+/** The job id of a fleet job's inbox name, or null when `name` is not one. */
+export function fleetJobId(name: string): string | null {
+  const m = /^fleet-(.+)\.json$/.exec(name);
+  return m && isSessionId(m[1]!) ? m[1]! : null;
 }
 
 /** Make sessions/<id>/ for a claim; false when another session already owns the id. */
@@ -36,10 +51,17 @@ async function makeSessionDir(dir: string): Promise<boolean> {
   }
 }
 
-/** Claim inbox entry `name` under `preferredId` (or a new id); null when the file vanished first. */
-export async function claimJob(paths: DaemonPaths, name: string, preferredId: string | null): Promise<Claimed | null> {
+/**
+ * Claim inbox entry `name` under `preferredId` (or a new id); null when the file vanished first,
+ * or (`once`: a fleet job) when a session of that id exists: the job was taken already.
+ */
+export async function claimJob(paths: DaemonPaths, name: string, preferredId: string | null, once = false): Promise<Claimed | null> {
   let id = preferredId ?? newSessionId();
   for (let tries = 0; !(await makeSessionDir(sessionFiles(paths, id).dir)); tries++) {
+    if (once) {
+      rmSync(join(paths.inbox, name), { force: true });
+      return null;
+    }
     if (tries > 5) throw new Error(`claim ${name}: could not make a fresh session folder under ${paths.sessions}; check the folder is writable`);
     id = newSessionId(); // the name's id is taken by an existing session: the job still runs, under a new id
   }

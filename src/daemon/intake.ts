@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Job } from '../runtime/job.js';
-import { claimJob, syncClaims, type Claimed } from './claim.js';
+import { claimJob, fleetJobId, syncClaims, type Claimed } from './claim.js';
 import { DEFAULT_MAX_JOB_BYTES, inspectEntry } from './inspect.js';
 import type { DaemonPaths } from './paths.js';
 import { rejectEntry } from './reject.js';
@@ -50,8 +50,10 @@ export async function takeIn(paths: DaemonPaths, names: readonly string[], log: 
         log.warn({ event: 'rejected', file: name, stored_as: r?.stored_as ?? null, problem: v.problem, fix: v.fix }, `rejected ${JSON.stringify(name)}: ${v.problem}`);
         continue;
       }
-      const c = await claimJob(paths, name, v.idFromName);
+      const fleetId = fleetJobId(name); // a fleet job's id is taken once, never run under a new id
+      const c = await claimJob(paths, name, fleetId ?? v.idFromName, fleetId !== null);
       if (c) out.claimed.push({ ...c, job: v.job, name });
+      else if (fleetId !== null) log.warn({ event: 'fleet_job_taken', job: fleetId, file: name }, `fleet job ${fleetId} not claimed: a session of that id exists (the job was taken; its inbox copy is removed unrun) or the file left the inbox`);
     } catch (err) {
       out.failed.push(Object.assign(err as Error, { file: name }));
     }

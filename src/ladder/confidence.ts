@@ -23,7 +23,7 @@ import type { SchemaHandle } from './types.js';
 
 export const CONFIDENCE_WEIGHTS = { schema: 0.25, completeness: 0.2, repair: 0.25, history: 0.15, provider: 0.15 } as const;
 
-const VALUE_RUNGS = new Set(['keys', 'drop', 'coerce', 'wrap', 'enum', 'prose', 'positional']);
+const VALUE_RUNGS = new Set(['keys', 'drop', 'coerce', 'wrap', 'pluck', 'collect', 'enum', 'prose', 'positional']);
 
 export interface ConfidenceInput {
   value: unknown;

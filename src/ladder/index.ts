@@ -8,7 +8,12 @@
  * and the schema's cross-check (the table in crosschecks.ts, which
  * src/crosschecks/ fills). The first reading that settles wins; when none
  * does, the refusal is the failure of the most faithful reading, classified
- * `grammar`, `schema`, `range` or `crosscheck`.
+ * `grammar`, `schema`, `range` or `crosscheck`. A plain string schema takes
+ * the text exactly as written (reader/wants.ts). Prose is the last and dearest
+ * rung: only when no structural reading settles, never for a text that is
+ * one JSON object or list — a union that takes a string takes the prose as
+ * that string, else the scalar the prose names (read/prose.ts), refused
+ * when it is ambiguous or negated.
  * `{value}` output (code providers) skips the repair rungs and gets levels
  * 2–4 only. Fixes are returned on success and on failure. The ladder writes
  * no ledger events; the runtime maps a failure kind to its event (EVENT_OF).
@@ -17,11 +22,10 @@ import { readingGroups } from './attempts.js';
 import { confidenceOf } from './confidence.js';
 import { crossChecks } from './crosschecks.js';
 import { costOf, fixTexts } from '../reader/fixes.js';
-import { numberOf, proseScalar } from '../reader/prose.js';
+import { numberOf, proseScalar, readsProse } from '../reader/prose.js';
 import { fail, settleAttempt, type Settled } from './settle.js';
 import { toolCallValue, toolsFromSchema } from './toolcall.js';
-import { takeRaw, wantsString } from './rungs/raw.js';
-import { parseStrict } from '../reader/strict.js';
+import { admitsString, isOneStructure, takeRaw, wantsArray, wantsNumber, wantsString } from '../reader/wants.js';
 import { checkValue, schemaFeatures } from './schemas.js';
 import { checkSpans } from './spans.js';
 import { type LadderOptions, type LadderResult, type SchemaHandle } from './types.js';
@@ -64,9 +68,7 @@ function settleValue(value: unknown, schema: SchemaHandle): Settled {
 function settleText(text: string, schema: SchemaHandle): Settled {
   if (text.trim() === '') return { ok: false, kind: 'grammar', error: `/: the output is empty; expected a JSON value for schema ${schema.id}`, fixes: [] };
   if (wantsString(schema.json)) {
-    const literal = parseStrict(text);
-    const isLiteral = literal !== undefined && (typeof literal.value === 'string' || literal.value === null);
-    if (isLiteral && checkValue(schema, literal.value) === null) return settleAttempt({ value: literal.value, fixes: [], weak: false }, schema);
+    if (text.trim() === 'null' && checkValue(schema, null) === null) return { ok: true, value: null, fixes: [] };
     return settleAttempt({ ...takeRaw(text), weak: false }, schema);
   }
   let first: Settled | null = null;
@@ -75,11 +77,12 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     const settled = settleAttempt({ value: written, fixes: [{ rung: 'coerce', text: 'read a number written with thousands separators or as a fraction' }], weak: false }, schema);
     if (settled.ok) return settled;
   }
-  for (const group of readingGroups(text, wantsArray(schema.json))) {
+  const proseObjects = (t: string): boolean => { const p = readsProse(schema.json) ? proseScalar(t, schema.json) : null; return p !== null && 'error' in p; };
+  for (const group of readingGroups(text, wantsArray(schema.json), proseObjects)) {
     let best: Settled | null = null;
     let bestCost = Infinity;
     for (const attempt of group) {
-      const settled = settleAttempt(attempt, schema, { wrapScalars: !attempt.weak });
+      const settled = settleAttempt(attempt, schema, { wrapScalars: !attempt.weak && !attempt.fallback });
       if (settled.ok) {
         const cost = costOf(settled.fixes);
         if (cost < bestCost) { best = settled; bestCost = cost; }
@@ -87,29 +90,24 @@ function settleText(text: string, schema: SchemaHandle): Settled {
     }
     if (best) return best;
   }
-  const prose = proseScalar(text, schema.json);
-  if (prose && 'error' in prose) return { ok: false, kind: 'schema', error: prose.error, fixes: [] };
-  if (prose) {
-    const settled = settleAttempt({ value: prose.value, fixes: prose.fixes, weak: false }, schema);
-    if (settled.ok) return settled;
+  // prose: the last and dearest rung, never for a text that is one JSON object or list
+  if (!isOneStructure(text)) {
+    if (admitsString(schema.json)) {
+      // a union that takes a string: the prose is that string, not a number pulled out of it
+      const settled = settleAttempt({ ...takeRaw(text), weak: false }, schema);
+      if (settled.ok) return settled;
+    }
+    const prose = proseScalar(text, schema.json);
+    if (prose && 'error' in prose) return { ok: false, kind: 'schema', error: prose.error, fixes: [] };
+    if (prose) {
+      const settled = settleAttempt({ value: prose.value, fixes: prose.fixes, weak: false }, schema);
+      if (settled.ok) return settled;
+    }
   }
   if (!first) {
     return { ok: false, kind: 'grammar', error: `/: no JSON value found in the text (${describeText(text)}); expected output matching schema ${schema.id}`, fixes: [] };
   }
   return first;
-}
-
-/** True when the schema's root is a number or integer. */
-function wantsNumber(schema: Record<string, unknown>): boolean {
-  const t = schema.type;
-  return t === 'number' || t === 'integer' || (Array.isArray(t) && (t.includes('number') || t.includes('integer')) && !t.includes('string') && !t.includes('array'));
-}
-
-/** Whether the schema's root asks for an array ('yes'), admits one among anything ('maybe'), or not. */
-function wantsArray(schema: Record<string, unknown>): 'yes' | 'maybe' | 'no' {
-  const t = schema.type;
-  if (t === 'array' || (Array.isArray(t) && t.includes('array') && !t.includes('object'))) return 'yes';
-  return t === undefined && !('properties' in schema) && !('anyOf' in schema) && !('oneOf' in schema) && !('enum' in schema) && !('const' in schema) ? 'maybe' : 'no';
 }
 
 /** Level 4: the span rule, then the schema's own cross-check. */

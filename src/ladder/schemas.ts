@@ -34,12 +34,19 @@ interface Compiled {
 const registry = new Map<string, Compiled>();
 const ajvs = new Map<string, AnyAjv>();
 
-/** One Ajv instance per draft and error mode; `x-extractive` is declared on each. */
+/**
+ * One Ajv instance per draft and error mode; `x-extractive` is declared on each. Only the fast
+ * instance checks a document against the draft's meta-schema: the all-errors one compiles the
+ * very documents the fast one already accepted, and checking them again cost it a compilation
+ * of the meta-schema on the first refusal a worker met (issue 24).
+ */
 function ajvFor(draft: Draft, allErrors: boolean): AnyAjv {
   const key = `${draft}:${allErrors}`;
   let ajv = ajvs.get(key);
   if (!ajv) {
-    const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const };
+    // no pass over the generated code (code.optimize): it took two fifths of compiling a schema,
+    // which a new worker does for every manifest schema, and the validators ran no faster for it
+    const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const, validateSchema: !allErrors, code: { optimize: false } };
     ajv = draft === '2020' ? new Ajv2020(opts) : new Ajv(opts);
     ajv.addKeyword({ keyword: 'x-extractive', schemaType: 'boolean' });
     ajvs.set(key, ajv);

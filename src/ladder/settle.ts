@@ -12,6 +12,8 @@ import { conform, type ConformOptions } from './rungs/conform.js';
 import { checkValue, fitsAt, schemaFeatures } from './schemas.js';
 import { LEVEL_OF, type LadderFail, type LadderFailureKind, type SchemaHandle } from './types.js';
 
+const DROPPED_TAIL = 'dropped the last list element, cut off at the end';
+
 export type Settled = { ok: true; value: unknown; fixes: Fix[] } | { ok: false; kind: LadderFailureKind; error: string; fixes: Fix[] };
 
 /** Levels 2–3 for one reading, with the value rungs between a failed check and the refusal. */
@@ -26,9 +28,10 @@ export function settleAttempt(attempt: Attempt, schema: SchemaHandle, opts: Conf
     const failure = fitsAt(schema, '', value) ? null : checkValue(schema, value);
     if (failure) {
       // output cut off inside a list element: the list without that last, partial element may fit
-      const tail = attempt.fixes.some((f) => f.rung === 'truncate') ? withoutCutTail(attempt.value) : undefined;
+      // (once: only the last element was cut off, and retrying per element would recurse once per element of a long list)
+      const tail = attempt.fixes.some((f) => f.rung === 'truncate') && !attempt.fixes.some((f) => f.text === DROPPED_TAIL) ? withoutCutTail(attempt.value) : undefined;
       if (tail === undefined) return { ok: false, ...failure, fixes };
-      const retry = settleAttempt({ ...attempt, value: tail, fixes: attempt.fixes.filter((f) => f.rung !== 'truncate').concat({ rung: 'truncate', text: 'dropped the last list element, cut off at the end' }) }, schema, opts);
+      const retry = settleAttempt({ ...attempt, value: tail, fixes: attempt.fixes.filter((f) => f.rung !== 'truncate').concat({ rung: 'truncate', text: DROPPED_TAIL }) }, schema, opts);
       return retry.ok ? retry : { ok: false, ...failure, fixes };
     }
   }

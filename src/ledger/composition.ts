@@ -28,6 +28,8 @@ export interface Composition {
   providers: Record<string, unknown>;
   /** playbook@1 manifests (absent in compositions written before playbooks existed) */
   playbooks?: Record<string, unknown>;
+  /** lexicon@1 documents by file name (absent when a root has none) */
+  lexicon?: Record<string, unknown>;
   prompts: Record<string, string>;
   policy: { settings: Record<string, unknown>; code: Record<string, string> };
   provider_code: Record<string, string>;

@@ -106,6 +106,20 @@ export const eventSchemas = {
     level: z.enum(['full', 'brief', 'title']).nullable().optional(),
     /** the playbooks that matched the goal */
     playbooks: z.array(z.string()).optional(),
+    /**
+     * the goal's parts as the agent read them (design §12), in order: the words of each, the steps
+     * planned for it, what retrieval ranked and which playbooks fit it, the time window it names in
+     * words, and — for a part no step serves — why, in plain words, and what can be checked instead
+     */
+    parts: z.array(z.strictObject({
+      text: z.string(),
+      steps: z.array(z.string()),
+      retrieved: z.array(z.strictObject({ name: z.string(), score: z.number() })),
+      playbooks: z.array(z.string()),
+      window: z.string().optional(),
+      unchecked: z.string().optional(),
+      offers: z.array(z.string()).optional(),
+    })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
     /** set on a replan: the step whose failure caused it, its failure kind, and the tools to avoid */
@@ -177,6 +191,9 @@ export const eventSchemas = {
     ...failure, type: z.literal('capability_gap'),
     /** why each candidate was filtered out, in filter order */
     rejected: z.array(z.strictObject({ provider: z.string(), filter: z.string(), reason: z.string() })),
+    /** a planning gap in words a person reads (design §12), and what can be checked instead */
+    plain: z.string().optional(),
+    offers: z.array(z.string()).optional(),
   }),
   breaker_tripped: z.strictObject({ ...failure, type: z.literal('breaker_tripped'), breaker: z.string() }),
   budget_exhausted: z.strictObject({

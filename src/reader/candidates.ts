@@ -58,23 +58,38 @@ export function locate(text: string): Located {
     const lead = text.search(/\S/);
     if (text[lead] === '{' || text[lead] === '[') {
       const whole = readValueAt(text, lead);
-      const jsonFence = [...text.matchAll(FENCE)].some((m) => parseStrict((m[1] ?? '').trim()) !== undefined);
-      if (whole.ok && text.slice(whole.end).trim() === '' && !jsonFence) fenced = false;
+      const fences = [...text.matchAll(FENCE)];
+      const jsonFence = fences.some((m) => parseStrict((m[1] ?? '').trim()) !== undefined);
+      // a block that stands as a field's value (after the key's colon) is that value, whatever its body
+      const inValuePlace = fences.every((m) => /:\s*$/.test(text.slice(0, m.index)));
+      if (whole.ok && text.slice(whole.end).trim() === '' && (!jsonFence || inValuePlace)) fenced = false;
     }
   }
   if (fenced) {
     const pieces: string[] = [];
+    const spans: [number, number][] = [];
     let cursor = 0;
-    for (const m of text.matchAll(FENCE)) {
+    const fences = new RegExp(FENCE.source, 'g');
+    for (let m = fences.exec(text); m; m = fences.exec(text)) {
       const body = m[1] ?? '';
       const bodyAt = m.index + m[0].indexOf(body, m[0].indexOf('```') + 3);
-      scanRegion(text, bodyAt, bodyAt + body.length, true, regions++, values);
+      let end = m.index + m[0].length;
+      const whole = values.length < MAX_VALUES ? codeBlockInside(text, bodyAt, body) : null;
+      if (whole) {
+        values.push({ ...whole.found, region: regions++, before: text.slice(cursor, whole.found.from) });
+        end = whole.end;
+        fences.lastIndex = end;
+      } else {
+        scanRegion(text, bodyAt, bodyAt + body.length, true, regions++, values);
+      }
+      if (end === m.index) fences.lastIndex++;
       pieces.push(text.slice(cursor, m.index));
-      cursor = m.index + m[0].length;
+      spans.push([m.index, end]);
+      cursor = end;
     }
     pieces.push(text.slice(cursor));
     outside = pieces.join(' ');
-    if (outside.trim() !== '') scanOutside(text, regions++, values);
+    if (outside.trim() !== '') scanOutside(text, spans, regions++, values);
   } else {
     scanRegion(text, 0, text.length, false, regions++, values);
   }
@@ -89,9 +104,29 @@ export function locate(text: string): Located {
 }
 
 /** Values outside every fence: the text with the fences blanked out, offsets kept. */
-function scanOutside(text: string, region: number, into: Found[]): void {
-  const blanked = text.replace(FENCE, (m) => ' '.repeat(m.length));
+function scanOutside(text: string, spans: readonly [number, number][], region: number, into: Found[]): void {
+  let blanked = '';
+  let at = 0;
+  for (const [from, to] of spans) { blanked += text.slice(at, from) + ' '.repeat(to - from); at = to; }
+  blanked += text.slice(at);
   scanRegion(blanked, 0, blanked.length, false, region, into, text);
+}
+
+/**
+ * A fenced answer whose value holds a code block of its own
+ * (```` ```json\n{"code": ```sql … ```}\n``` ````): the inner opener cut the
+ * fence's body short after a key's colon. The value read from the body's
+ * start across the inner block, when the outer fence closes right after it.
+ */
+function codeBlockInside(text: string, bodyAt: number, body: string): { found: Omit<Found, 'region' | 'before'>; end: number } | null {
+  if (!/[:,[]\s*$/.test(body)) return null;
+  const start = bodyAt + body.search(/\S/);
+  if (text[start] !== '{' && text[start] !== '[') return null;
+  const r = readValueAt(text, start);
+  if (!r.ok) return null;
+  const close = /^\s*```/.exec(text.slice(r.end));
+  if (!close) return null;
+  return { found: { value: r.value, from: start, to: r.end, fixes: r.fixes, fenced: true }, end: r.end + close[0].length };
 }
 
 /** Read the values of text[from, to) in order. */

@@ -128,6 +128,10 @@ export abstract class Cursor {
       j = end + 1;
     } else if (isIdentStart(c)) {
       while (j < s.length && (isIdentPart(s[j]!) || s[j] === '-' || s[j] === '.')) j++;
+    } else if (isDigit(c) || (c === '-' && isDigit(s[j + 1]))) {
+      // a map key written as a bare number: {5: "b", -1: "c"}
+      j++;
+      while (j < s.length && (isDigit(s[j]) || s[j] === '.')) j++;
     } else return false;
     while (s[j] === ' ' || s[j] === '\t') j++;
     return s[j] === ':' || (s[j] === '=' && s[j + 1] !== '=');

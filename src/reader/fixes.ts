@@ -7,7 +7,7 @@
 
 export const RUNGS = [
   'extract', 'syntax', 'bracket', 'truncate', 'bare', 'quote', 'call', 'shape', 'positional',
-  'raw', 'keys', 'drop', 'coerce', 'wrap', 'enum', 'prose', 'defaults',
+  'raw', 'keys', 'drop', 'coerce', 'wrap', 'pluck', 'collect', 'block', 'enum', 'prose', 'defaults',
 ] as const;
 export type Rung = (typeof RUNGS)[number];
 
@@ -40,8 +40,12 @@ export interface Fix {
  *   drop        0.05  dropped an unknown key of a closed object
  *   coerce      0.05  changed a type the text plainly meant ("5" -> 5), unwrapped one element
  *   wrap        0.15  wrapped a bare value into an object's one required field
+ *   pluck       0.20  took the one value of a one-key object where a scalar is wanted
+ *   collect     0.10  gathered several values of the text into the array the schema wants
+ *   block       0.04  read a code block or triple-quoted string as a value (dedented, trimmed)
  *   enum        0.08  matched an enum or const member written differently
- *   prose       0.35  read a scalar or an enum member out of prose
+ *   prose       0.35  read a scalar or an enum member out of prose; a reading that
+ *                     passed over a negated mention pays it twice
  *   defaults    0.02  filled a schema default
  */
 export const FIX_COST: Record<Rung, number> = {
@@ -59,6 +63,9 @@ export const FIX_COST: Record<Rung, number> = {
   drop: 0.05,
   coerce: 0.05,
   wrap: 0.15,
+  pluck: 0.2,
+  collect: 0.1,
+  block: 0.04,
   enum: 0.08,
   prose: 0.35,
   defaults: 0.02,

@@ -43,6 +43,8 @@ export abstract class StringReader extends Cursor {
       if (ctx === Ctx.Item) return true;
       return this.valueAhead(k + 1, ctx);
     }
+    // `"say "yes"", …`: of two quotes in a row the second closes when it can, the first is part of the text
+    if (k === j + 1 && f === s[j] && this.closes(k, ctx)) return false;
     // a missing comma: the next key (in an object) or the next value (in a list) follows at once
     if (k > j + 1 || isQuote(f)) return ctx === Ctx.Value ? this.keyAhead(k) : this.valueAhead(k, ctx);
     return false;
@@ -58,7 +60,8 @@ export abstract class StringReader extends Cursor {
     const s = this.s;
     for (let p = from; p < to; p++) {
       const c = s[p];
-      if (c === '\n') return p;
+      // a line break ends it when the structure goes on after it; output cut off after a line break keeps it
+      if (c === '\n' && this.structureAfterBreak(p + 1, ctx)) return p;
       if ((c === '}' || c === ']' || c === ')') && this.open.includes(c)) return p;
       if (c === ',') {
         if (ctx === Ctx.Item || ctx === Ctx.Arg) return p;
@@ -66,6 +69,16 @@ export abstract class StringReader extends Cursor {
       }
     }
     return -1;
+  }
+
+  /** After a line break inside a string that lacks its end quote: does the structure go on (a key, a closer, the next item)? */
+  private structureAfterBreak(j: number, ctx: Ctx): boolean {
+    const t = this.tokenAt(j);
+    const c = this.s[t];
+    if (c === undefined) return false;
+    if (c === '}' || c === ']' || c === ')') return true;
+    if (ctx === Ctx.Value) return this.keyAhead(t);
+    return ctx !== Ctx.Item && ctx !== Ctx.Arg ? true : isQuote(c) || isDigit(c) || c === '{' || c === '[' || c === '-';
   }
 
   protected string(ctx: Ctx, raw: boolean): unknown {
@@ -143,7 +156,7 @@ export abstract class StringReader extends Cursor {
     return decodeSimple(this.s.slice(start, cut).trimEnd());
   }
 
-  /** `"""…"""`, `'''…'''`, or a ``` block used as a value (language tag dropped, common indent removed). */
+  /** `"""…"""`, `'''…'''`, or a ``` block used as a value (language tag dropped, common indent removed, then trimmed). */
   private triple(q: string): string {
     const s = this.s;
     const from = this.i + 3;
@@ -152,13 +165,13 @@ export abstract class StringReader extends Cursor {
     this.i = end < 0 ? s.length : end + 3;
     if (end < 0) this.fix('truncate', 'closed an unterminated string');
     if (q === '`') {
-      this.fix('syntax', 'read a code block as a string');
+      this.fix('block', 'read a code block as a string');
       const nl = body.indexOf('\n');
       if (nl >= 0 && /^[\w+#.-]*\s*$/.test(body.slice(0, nl))) body = body.slice(nl + 1);
-      return dedent(body.replace(/\n[ \t]*$/, ''));
+      return dedent(body).trim();
     }
-    this.fix('syntax', 'read a triple-quoted string');
-    return body.replace(/\\(["'\\nt])/g, (_, e: string) => ESCAPES[e] ?? e);
+    this.fix('block', 'read a triple-quoted string');
+    return dedent(body.replace(/\\(["'\\nt])/g, (_, e: string) => ESCAPES[e] ?? e)).trim();
   }
 }
 

@@ -24,6 +24,38 @@ const LITERALS: Record<string, { value: unknown; fix?: [Rung, string] }> = {
 const CUT_LITERALS = ['true', 'false', 'null', 'True', 'False', 'None'];
 
 export abstract class WordReader extends ContainerReader {
+  /**
+   * A number written with thousands separators inside a value (`-2,000.00`,
+   * `1,234,567`): groups of exactly three digits after a lead of one to three.
+   * In an object's field it is taken when the structure goes on after it (the
+   * next key, a closer, the end); in a list only when it cannot be two JSON
+   * numbers (a fraction follows, or a group starts with 0): `[1,234]` stays two.
+   */
+  private thousands(intFrom: number, intEnd: number, ctx: Ctx): { value: number; end: number } | null {
+    const s = this.s;
+    const lead = intEnd - intFrom;
+    if (s[intEnd] !== ',' || lead < 1 || lead > 3 || (lead > 1 && s[intFrom] === '0')) return null;
+    if (ctx !== Ctx.Value && ctx !== Ctx.Item) return null;
+    let k = intEnd;
+    let zeroGroup = false;
+    while (s[k] === ',' && isDigit(s[k + 1]) && isDigit(s[k + 2]) && isDigit(s[k + 3]) && !isDigit(s[k + 4])) {
+      if (s[k + 1] === '0') zeroGroup = true;
+      k += 4;
+    }
+    if (k === intEnd) return null;
+    let fraction = false;
+    if (s[k] === '.' && isDigit(s[k + 1])) { fraction = true; k++; while (isDigit(s[k])) k++; }
+    if (isIdentPart(s[k] ?? ' ') || s[k] === '.') return null;
+    if (ctx === Ctx.Item && !fraction && !zeroGroup) return null;
+    if (ctx === Ctx.Value) {
+      const after = this.tokenAt(k);
+      const c = s[after];
+      const goesOn = c === undefined || c === '}' || c === ']' || c === '\n' || (c === ',' && (this.keyAhead(after + 1) || this.closerAhead(after + 1)));
+      if (!goesOn) return null;
+    }
+    return { value: Number(s.slice(intFrom, k).replace(/,/g, '')), end: k };
+  }
+
   protected number(ctx: Ctx): unknown {
     const s = this.s;
     const from = this.i;
@@ -33,6 +65,12 @@ export abstract class WordReader extends ContainerReader {
     const intFrom = j;
     while (isDigit(s[j])) j++;
     const intDigits = j - intFrom;
+    const grouped = this.thousands(intFrom, j, ctx);
+    if (grouped !== null) {
+      this.i = grouped.end;
+      this.fix('syntax', 'read a number written with thousands separators');
+      return s[from] === '-' ? -grouped.value : grouped.value;
+    }
     let frac = -1;
     if (s[j] === '.') { j++; const f = j; while (isDigit(s[j])) j++; frac = j - f; }
     if ((s[j] === 'e' || s[j] === 'E') && (isDigit(s[j + 1]) || ((s[j + 1] === '-' || s[j + 1] === '+') && isDigit(s[j + 2])))) {

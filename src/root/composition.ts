@@ -27,7 +27,7 @@ function moduleDigest(rel: string): string {
 }
 
 /** Build the composition document for a loaded root. */
-export function buildComposition(loaded: LoadedRoot, prompts: Record<string, string>, providerCode: Record<string, string>, playbooks: Record<string, unknown> = {}): Composition {
+export function buildComposition(loaded: LoadedRoot, prompts: Record<string, string>, providerCode: Record<string, string>, playbooks: Record<string, unknown> = {}, lexicon: Record<string, unknown> = {}): Composition {
   const code: Record<string, string> = {};
   for (const m of POLICY_MODULES) code[m.replace('../', '')] = moduleDigest(m);
   const shell: Record<string, string> = {};
@@ -49,6 +49,8 @@ export function buildComposition(loaded: LoadedRoot, prompts: Record<string, str
     tools: loaded.documents.tools,
     providers: loaded.documents.providers,
     playbooks,
+    // the admin's lexicon reads every goal: a changed word is a changed configuration
+    ...(Object.keys(lexicon).length ? { lexicon } : {}),
     prompts,
     policy: {
       settings: { breakers: BREAKERS, budgets: BUDGETS, soft_share: BUDGET_SOFT_SHARE, min_pass_rate: MIN_PASS_RATE, min_observations: MIN_OBSERVATIONS, measurement_window: MEASUREMENT_WINDOW },

@@ -32,6 +32,8 @@ import { providerDigests } from '../memory/provider-identity.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
+import { loadLexicon, type LoadedLexicon } from '../agent/goal/load.js';
+import type { Lexicon } from '../agent/goal/lexicon.js';
 import { Registry } from '../registry/registry.js';
 import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from './snapshot.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
@@ -104,6 +106,7 @@ export class Runtime {
   private loaded!: LoadedRoot;
   private composition!: Composition;
   private playbooks: Playbook[] = [];
+  private lexicon: Lexicon | undefined;
   private compositionText!: string;
   /** provider id -> identity digest under the current composition: measurements of older identities do not count */
   private digests: Record<string, string> = {};
@@ -163,13 +166,14 @@ export class Runtime {
   }
 
   private async reload(): Promise<void> {
-    const { loaded, playbooks } = await this.loadManifests();
+    const { loaded, playbooks, lexicon } = await this.loadManifests();
     // after the load: the programs it names are part of what a change is noticed in
     const fingerprint = manifestFingerprint(this.root, loaded);
     const prompts: Record<string, string> = {};
     for (const p of await listPrompts(this.root)) prompts[p.id] = p.digest;
-    const composition = buildComposition(loaded, prompts, providerCodeDigests(), playbooks.documents);
+    const composition = buildComposition(loaded, prompts, providerCodeDigests(), playbooks.documents, lexicon.documents);
     this.playbooks = playbooks.playbooks;
+    this.lexicon = lexicon.lexicon;
     const old = this.loaded;
     this.loaded = loaded;
     this.composition = composition;
@@ -182,18 +186,19 @@ export class Runtime {
   }
 
   /** The registry and the playbooks from one source of manifest texts; a broken playbook fails the set like any manifest. */
-  private async loadFrom(source: ManifestSource): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks }> {
+  private async loadFrom(source: ManifestSource): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
     const loaded = loadRoot(this.root, new Registry(), source);
     const playbooks = loadPlaybooks(source, loaded.registry.tools);
-    if (playbooks.issues.length) {
+    const lexicon = loadLexicon(source);
+    if (playbooks.issues.length || lexicon.issues.length) {
       await loaded.scope.unwind();
-      throw new ManifestError(playbooks.issues);
+      throw new ManifestError([...playbooks.issues, ...lexicon.issues]);
     }
-    return { loaded, playbooks };
+    return { loaded, playbooks, lexicon };
   }
 
   /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
-  private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks }> {
+  private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
     const lg = this.opts.lastGood;
     if (!lg) return this.loadFrom(folderSource(this.root));
     const snap = captureManifests(this.root);
@@ -241,7 +246,7 @@ export class Runtime {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
       ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
       ...(closeReason ? { closeReason } : {}), ...(o.cancelled && o.closeReason ? { cancelled: true } : {}),
-      planner: agentPlanner(this.playbooks), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
+      planner: agentPlanner(this.playbooks, this.lexicon), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
       ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
@@ -274,7 +279,7 @@ function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
       parts.push(`${label}:missing`);
     }
   };
-  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'prompts']) {
+  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'manifests/lexicon', 'prompts']) {
     const abs = join(root, dir);
     if (!existsSync(abs)) continue;
     for (const name of readdirSync(abs).sort()) stamp(`${dir}/${name}`, join(abs, name));

@@ -20,7 +20,7 @@ import { writeFileAtomicSync } from '../base/durable-file.js';
 import type { ManifestIssue } from '../registry/boundary.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 
-export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks'] as const;
+export const MANIFEST_DIRS = ['schemas', 'capabilities', 'tools', 'providers', 'playbooks', 'lexicon'] as const;
 
 export interface ManifestSnapshot {
   snapshot: 'manifests@1';

@@ -336,14 +336,18 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   } else if (held.length > 0) {
     text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
   } else text = '';
-  if (missing.length === 0 && plan.length > 0) outcome = 'answered';
+  // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
+  const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0);
+  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
   if (outcome === 'declined') {
     const reason = `nothing could be established: ${missing.join('; ')}`;
     ledger.append({ type: 'declined', reason, missing });
-    text = `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`;
+    text = words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`);
+  } else if (words && outcome !== 'cancelled') {
+    text = [text, ...words.notes].filter((t) => t.length > 0).join('\n');
   } else if (outcome === 'partial') {
     text = `${text}\n(partial answer — missing: ${missing.join('; ')})`;
   } else if (outcome === 'cancelled') {

@@ -44,6 +44,13 @@ export interface Planner {
   reuse(hit: CacheHit, registry: Registry): PlanStepEv[] | null;
   /** Plan the goal and record plan_created; null when planning failed (the ledger says why). */
   fresh(d: PlanSession, ctx: StepContext, ledger: Ledger, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan: PlanStepEv[]; source: PlanSource } | null>;
+  /**
+   * The answer's words about the goal (design §12), read from the ledger once the steps ran: a
+   * decline in plain words when nothing was planned, sentences on the parts left or the windows
+   * read, and whether some part of the goal has no fact (then the answer is partial). Optional: a
+   * planner without it leaves the answer as the facts make it.
+   */
+  explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean): { decline: string | null; notes: string[]; unanswered: boolean };
   /** One replan after step `i` failed, from text-free input only; `loop` names a call proposed again after it failed. */
   replan(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan?: PlanStepEv[]; loop?: string }>;
 }

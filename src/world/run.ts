@@ -25,7 +25,7 @@
  */
 import { chownSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { execa } from 'execa';
+import type { execa as Execa } from 'execa';
 import { isBuiltin, runBuiltin } from './builtin.js';
 import { worldEnv } from './env.js';
 import { openedBy, runLevel } from '../registry/host-view.js';
@@ -102,11 +102,22 @@ class Collector {
   }
 }
 
+/**
+ * execa, imported on the first real subprocess: it and its dependencies cost a new session
+ * worker about 120 ms of CPU at start-up (issue 24), and a job whose tools are all built-in
+ * reads never spawns one.
+ */
+let execaFn: typeof Execa | null = null;
+async function loadExeca(): Promise<typeof Execa> {
+  return (execaFn ??= (await import('execa')).execa);
+}
+
 /** Run one argv in the execution world and report what happened in one shape. */
 export async function runInWorld(req: WorldRequest, opts: { capabilities?: WorldCapabilities } = {}): Promise<WorldResult> {
   checkRequest(req);
   if (isBuiltin(req.argv)) return runBuiltin(req);
   const caps = opts.capabilities ?? (await worldCapabilities());
+  const execa = await loadExeca();
   const env = worldEnv(req.cwd, req.env);
   const started = performance.now();
   const views = req.hostView ?? [];

@@ -39,6 +39,16 @@ describe('answer@1 renderer', () => {
     expect(a.text).not.toContain('Highest severity'); // not one of the schema's words, so not printed
   });
 
+  it('an empty journal is reported as empty, not as no failures', () => {
+    const empty = summarizeLog('-- No entries --\n');
+    const a = render({ goal: 'any errors in the last hour?', facts: [{ step: 'log', schema: 'log_summary@2', fact: empty, trust: 'T1' }], missing: [] });
+    expect(a.text).toContain('The log for that window is empty: there were no lines to check.');
+    expect(a.text).not.toContain('no failure lines');
+    // a window with lines and no failure is still a clean log
+    const clean = summarizeLog('2026-03-03T14:00:00+0000 pi5 systemd[1]: Started Daily apt download activities.\n');
+    expect(render({ goal: 'g', facts: [{ step: 'log', schema: 'log_summary@2', fact: clean, trust: 'T1' }], missing: [] }).text).toContain('The log shows no failure lines');
+  });
+
   it('names what is missing and says so when there are no facts', () => {
     const a = render({ goal: 'g', facts: [], missing: ['disk'] });
     expect(a.text).toMatch(/No facts were gathered/);

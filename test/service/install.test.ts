@@ -66,6 +66,7 @@ describe('systemd/install.sh', () => {
       /^(\+ groupadd --system picoharness|install.sh: group picoharness exists)$/m,
       /^(\+ useradd --system --gid picoharness .*picoharness|install.sh: user picoharness exists)$/m,
       /^\+ \(cd \/opt\/picoharness\.new && npm ci --omit=dev --no-audit --no-fund\)$/m,
+      /^\+ sh \/opt\/picoharness\.new\/systemd\/prune-deps\.sh \/opt\/picoharness\.new$/m,
       /^\+ write \/usr\/local\/bin\/pico$/m,
       /^\+ runuser -u picoharness -- sh -c umask 0027; exec "\$@" sh \S+ \/opt\/picoharness\/dist\/src\/cli\/main\.js init \/var\/lib\/picoharness$/m,
       /^\+ chmod 2770 \/var\/lib\/picoharness\/sessions\/inbox$/m,
@@ -88,7 +89,7 @@ describe('systemd/install.sh', () => {
     expect(first.out).toMatch(/installing into /);
     expect(first.out).toMatch(/\(skipped: systemctl enable --now picoharness\.service\)/);
     // the app: what runs, not the development checkout
-    expect(readdirSync(app).sort()).toEqual(['README.md', 'dist', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
+    expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
     expect(readdirSync(join(app, 'dist')).sort()).toEqual(['providers', 'src']);
     expect(readdirSync(join(app, 'providers')).every((n) => n.endsWith('.sh'))).toBe(true);
     expect(lstatSync(join(app, 'node_modules')).isSymbolicLink()).toBe(true);

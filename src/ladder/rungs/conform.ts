@@ -1,7 +1,13 @@
 /**
  * The value-level rungs, driven by the schema: key normalisation (keys.ts),
  * coercion by type (coerce.ts), enum matching (enum.ts), one-element array
- * wrapping and unwrapping, and defaults for missing properties (defaults.ts).
+ * wrapping and unwrapping (an enum's or const's type is its members'; an
+ * object goes into a list whose items want objects), the one value of a
+ * one-key object where a scalar is wanted (`pluck`; several keys are left to
+ * be refused, and tool-call arguments are never unwrapped), a field's
+ * sentence read as the one member it names (read/prose.ts; for a union of
+ * literals against all of them, after its branches), and defaults for
+ * missing properties (defaults.ts).
  *
  * The walk follows the schema — local `$ref`s, `allOf`, `anyOf` / `oneOf`
  * (every alternative is tried on its own and the one needing the fewest fixes
@@ -17,6 +23,7 @@ import { admits, coerceTo, jsonTypeOf, type JsonType } from './coerce.js';
 import { jsonEqual, matchEnum } from './enum.js';
 import { normaliseKeys, setOwn, shapeOf } from './keys.js';
 import { fillDefaults } from './defaults.js';
+import { literalsOf, memberIn } from '../../reader/prose.js';
 
 type Path = (string | number)[];
 type Node = Record<string, unknown>;
@@ -28,6 +35,10 @@ interface Walk {
   /** keep unknown keys of closed objects (so validation refuses them) instead of dropping them */
   keepUnknown: boolean;
   wrapScalars: boolean;
+  /** inside a one-key object being tried as a scalar: no second unwrapping */
+  plucking?: boolean;
+  /** trying one branch of a union of literals: prose is read against the whole union, not one branch */
+  inUnion?: boolean;
 }
 
 export interface ConformOptions {
@@ -61,9 +72,12 @@ function visit(value: unknown, node: unknown, ptr: string, path: Path, walk: Wal
     if (Array.isArray(s.allOf)) {
       s.allOf.forEach((sub, i) => { value = visit(value, sub, childPointer(childPointer(ptr, 'allOf'), i), path, walk); });
     }
+    const union = Array.isArray(s.anyOf) || Array.isArray(s.oneOf);
+    const literals = union && typeof value === 'string' && !walk.keepUnknown ? literalsOf(s) : null;
     for (const key of ['anyOf', 'oneOf'] as const) {
-      if (Array.isArray(s[key])) value = chooseBranch(value, s[key] as unknown[], childPointer(ptr, key), path, walk);
+      if (Array.isArray(s[key])) value = chooseBranch(value, s[key] as unknown[], childPointer(ptr, key), path, { ...walk, inUnion: walk.inUnion || literals !== null }, walk);
     }
+    if (literals && !walk.inUnion && path.length > 0 && typeof value === 'string' && !fitsAt(walk.handle, ptr, value)) value = proseMember(value, literals, path, walk);
     return visitType(value, s, ptr, path, walk);
   } finally {
     walk.depth--;
@@ -71,28 +85,35 @@ function visit(value: unknown, node: unknown, ptr: string, path: Path, walk: Wal
 }
 
 /** Try every alternative on its own; keep the fitting result with the fewest fixes. */
-function chooseBranch(value: unknown, branches: unknown[], ptr: string, path: Path, walk: Walk): unknown {
+function chooseBranch(value: unknown, branches: unknown[], ptr: string, path: Path, walk: Walk, into: Walk = walk): unknown {
   let best: { value: unknown; fixes: Fix[] } | null = null;
   branches.forEach((branch, i) => {
     const bptr = childPointer(ptr, i);
-    const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth, keepUnknown: walk.keepUnknown, wrapScalars: walk.wrapScalars };
+    const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth, keepUnknown: walk.keepUnknown, wrapScalars: walk.wrapScalars, plucking: walk.plucking, inUnion: walk.inUnion };
     const v = visit(value, branch, bptr, path, trial);
     if (fitsAt(walk.handle, bptr, v) && (!best || costOf(trial.fixes) < costOf(best.fixes))) best = { value: v, fixes: trial.fixes };
   });
   if (!best) return value;
   const chosen = best as { value: unknown; fixes: Fix[] };
-  walk.fixes.push(...chosen.fixes);
+  into.fixes.push(...chosen.fixes);
   return chosen.value;
 }
 
-/** The JSON types a node declares, or infers from its keywords; null means any. */
+/** The JSON types a node declares, or infers from its keywords (an enum's or const's from its members); null means any. */
 function typesOf(s: Node): JsonType[] | null {
   if (typeof s.type === 'string') return [s.type as JsonType];
   if (Array.isArray(s.type)) return s.type as JsonType[];
   if ('properties' in s || 'required' in s || 'additionalProperties' in s) return ['object'];
   if ('items' in s || 'prefixItems' in s) return ['array'];
-  return null;
+  const members = membersOf(s);
+  return members ? [...new Set(members.map(jsonTypeOf))] : null;
 }
+
+function membersOf(s: Node): unknown[] | null {
+  return Array.isArray(s.enum) ? (s.enum as unknown[]) : 'const' in s ? [s.const] : null;
+}
+
+const SCALAR_TYPES = new Set<JsonType>(['string', 'number', 'integer', 'boolean', 'null']);
 
 /** Type-level repairs of one node: unwrap/wrap, coercion, enum, then the children. */
 function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk): unknown {
@@ -115,18 +136,21 @@ function visitType(value: unknown, s: Node, ptr: string, path: Path, walk: Walk)
       }
     }
     if (walk.wrapScalars && types.length === 1 && types[0] === 'object' && !types.some((t) => admits(t, value))) value = wrapInRequired(value, s, ptr, path, walk);
-    const scalar = ['string', 'number', 'boolean'].includes(jsonTypeOf(value));
-    if (types.includes('array') && scalar && !types.some((t) => admits(t, value))) {
+    const kind = jsonTypeOf(value);
+    if (types.includes('array') && (kind === 'string' || kind === 'number' || kind === 'boolean' || (kind === 'object' && itemsWantObjects(s))) && !types.some((t) => admits(t, value))) {
       value = [value];
-      walk.fixes.push({ rung: 'coerce', text: `wrapped ${where} in a one-element array` });
+      walk.fixes.push({ rung: 'coerce', text: kind === 'object' ? `wrapped the object ${where} in a one-element array` : `wrapped ${where} in a one-element array` });
     }
+    if (kind === 'object' && types.every((t) => SCALAR_TYPES.has(t)) && (membersOf(s) || !types.includes('string'))) value = pluckOne(value as Node, s, ptr, path, walk);
   }
-  const members = Array.isArray(s.enum) ? (s.enum as unknown[]) : 'const' in s ? [s.const] : null;
+  const members = membersOf(s);
   if (members && !members.some((m) => jsonEqual(m, value))) {
     const hit = matchEnum(value, members, walk.keepUnknown);
     if (hit && !jsonEqual(hit.value, value)) {
       walk.fixes.push({ rung: 'enum', text: `matched ${where} ${JSON.stringify(value)} -> ${JSON.stringify(hit.value)}` });
       value = hit.value;
+    } else if (!hit && typeof value === 'string' && !walk.keepUnknown && !walk.inUnion && path.length > 0) {
+      value = proseMember(value, members, path, walk);
     }
   }
   if (jsonTypeOf(value) === 'object') return visitObject(value as Node, s, ptr, path, walk);
@@ -151,6 +175,45 @@ function wrapInRequired(value: unknown, s: Node, ptr: string, path: Path, walk: 
   const out: Node = {};
   setOwn(out, key, inner);
   return out;
+}
+
+/**
+ * A field's sentence where a member is wanted: the one member it names
+ * (negations and ambiguity leave it, to be refused). The root's text is read
+ * by the prose rung itself (read/prose.ts via index.ts), last of all.
+ */
+function proseMember(value: string, members: readonly unknown[], path: Path, walk: Walk): unknown {
+  const named = memberIn(value, members);
+  if (!named || !('value' in named)) return value;
+  walk.fixes.push(...named.fixes.map((f) => ({ ...f, text: `${f.text} in ${pathLabel(path)}` })));
+  return named.value;
+}
+
+/** True when an array node's items ask for objects (so an object given alone is one of them). */
+function itemsWantObjects(s: Node): boolean {
+  const items = s.items;
+  if (items === null || typeof items !== 'object' || Array.isArray(items)) return false;
+  const types = typesOf(items as Node);
+  if (types) return types.includes('object');
+  const branches = (items as Node).anyOf ?? (items as Node).oneOf;
+  return Array.isArray(branches) && branches.some((b) => b !== null && typeof b === 'object' && (typesOf(b as Node) ?? []).includes('object'));
+}
+
+/**
+ * A one-key object where a scalar is wanted (`{"status": 1}` for `1 | true |
+ * "THREE"`): its one value, when that value fits the node. Several keys say
+ * several things and are left to be refused; tool-call arguments are never
+ * unwrapped (an argument given as an object was not understood).
+ */
+function pluckOne(obj: Node, s: Node, ptr: string, path: Path, walk: Walk): unknown {
+  const keys = Object.keys(obj);
+  if (keys.length !== 1 || walk.keepUnknown || walk.plucking) return obj;
+  const inner = obj[keys[0]!];
+  const trial: Walk = { handle: walk.handle, fixes: [], depth: walk.depth, keepUnknown: walk.keepUnknown, wrapScalars: walk.wrapScalars, plucking: true };
+  const v = visit(inner, s, ptr, path, trial);
+  if (!fitsAt(walk.handle, ptr, v)) return obj;
+  walk.fixes.push({ rung: 'pluck', text: `took ${pathLabel(path)} from the one-key object {${JSON.stringify(keys[0]).slice(0, 40)}: …}` }, ...trial.fixes);
+  return v;
 }
 
 /** Keys, then each property against its sub-schema, then defaults for what is missing. */

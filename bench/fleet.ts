@@ -1,0 +1,197 @@
+/**
+ * The fleet's numbers (issue 25): events shipped per second by one box's
+ * agent, the agent's idle RSS beside a bare node process, job routing latency
+ * on loopback (publish to job file in the inbox) and the hub's ingest rate.
+ *
+ * Real parts: nats-server with JetStream on a free loopback port in a temp
+ * folder, `pico fleet agent` and `pico fleet hub` as processes of the compiled
+ * CLI (run with the daemon's node flags), and synthetic ledgers from the
+ * memory bench's generator (deterministic, so runs compare). Shipping is
+ * measured with no hub running and the hub afterwards on the stream's
+ * backlog, so the two rates do not share the machine. Without nats-server the
+ * group gives one row saying so.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { connect as tcp, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { connectServer, ensureFleet } from '../src/fleet/connect.js';
+import { submit } from '../src/fleet/commands.js';
+import { parseJob } from '../src/runtime/job.js';
+import { initRoot } from '../src/root/init.js';
+import { DAEMON_NODE_FLAGS } from './daemon.js';
+import { generateSessions } from './memory-gen.js';
+import type { BenchRow } from './types.js';
+
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const SESSIONS = 400;
+const ROUTED_JOBS = 30;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+async function listening(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const ok = await new Promise<boolean>((res) => {
+      const s = tcp(port, '127.0.0.1', () => (s.destroy(), res(true)));
+      s.once('error', () => res(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`nats-server did not listen on ${port}`);
+}
+
+async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(20);
+  }
+}
+
+function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+function pico(args: string[], lines?: Record<string, unknown>[]): ChildProcess {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PICO_LOG_LEVEL: 'info' } });
+  let buf = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      try {
+        lines?.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+      } catch { /* not a log line */ }
+      buf = buf.slice(nl + 1);
+    }
+  });
+  return child;
+}
+
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((xs.length * p) / 100) - 1)]!;
+
+export async function benchFleet(): Promise<BenchRow[]> {
+  if (spawnSync('sh', ['-c', 'command -v nats-server']).status !== 0) {
+    return [{ group: 'fleet', name: 'skipped', value: NaN, unit: '', note: 'nats-server is not installed (apt-get install nats-server)' }];
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'pico-bench-fleet-'));
+  const kids: ChildProcess[] = [];
+  try {
+    const port = await freePort();
+    const server = `nats://127.0.0.1:${port}`;
+    const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js')], { stdio: 'ignore' });
+    kids.push(nats);
+    await listening(port);
+
+    // 1. shipping: one box's agent over SESSIONS generated ledgers, nothing else running
+    const box = join(dir, 'box');
+    initRoot(box);
+    const gen = generateSessions(join(box, 'sessions'), { sessions: SESSIONS });
+    const agentLines: Record<string, unknown>[] = [];
+    const t0 = performance.now();
+    const agent = pico(['fleet', 'agent', '--root', box, '--box', 'bench', '--server', server], agentLines);
+    kids.push(agent);
+    const shippedAll = (): boolean => {
+      try {
+        const s = JSON.parse(readFileSync(join(box, 'fleet', '.agent.json'), 'utf8')) as { shipped: Record<string, number>; done: string[] };
+        const sizes = readdirSync(join(box, 'sessions')).filter((n) => /^\d{8}-/.test(n));
+        return sizes.every((n) => s.done.includes(n) || (s.shipped[n] ?? 0) > 0 && s.shipped[n] === Number(readFileSync(join(box, 'sessions', n, 'events.jsonl')).length));
+      } catch {
+        return false;
+      }
+    };
+    await until('the agent shipped every ledger', shippedAll, 120_000);
+    const shipMs = performance.now() - t0;
+    const readyAt = (lines: Record<string, unknown>[]): number => Date.parse(String(lines.find((l) => l.event === 'ready')?.time));
+    const shipFromReadyMs = Date.now() - readyAt(agentLines);
+
+    // 2. the agent's idle RSS, beside a bare node with the same flags
+    await sleep(3_000);
+    const agentRss = rssMb(agent.pid!);
+    const bare = Number(spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8' }).stdout) / 1024;
+
+    // 3. the hub on the stream's backlog: appended and ingested
+    const hubRoot = join(dir, 'hub');
+    mkdirSync(hubRoot);
+    const t1 = performance.now();
+    const hubLines: Record<string, unknown>[] = [];
+    kids.push(pico(['fleet', 'hub', '--root', hubRoot, '--server', server], hubLines));
+    const ingested = (): number => {
+      try {
+        const db = new Database(join(hubRoot, 'memory', 'episodic.db'), { readonly: true, fileMustExist: true });
+        try {
+          return (db.prepare('SELECT COALESCE(SUM(events), 0) AS n FROM ledger').get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      } catch {
+        return 0;
+      }
+    };
+    await until('the hub ingested every event', () => ingested() >= gen.events, 180_000);
+    const hubMs = performance.now() - t1;
+    const hubFromReadyMs = Date.now() - readyAt(hubLines);
+
+    // 2b. an agent on a box with nothing to ship: the RSS it idles at from the start
+    const fresh = join(dir, 'fresh');
+    initRoot(fresh);
+    const freshLines: Record<string, unknown>[] = [];
+    const freshAgent = pico(['fleet', 'agent', '--root', fresh, '--box', 'fresh', '--server', server], freshLines);
+    kids.push(freshAgent);
+    await until('the fresh agent is ready', () => freshLines.some((l) => l.event === 'ready'), 30_000);
+    await sleep(3_000);
+    const freshRss = rssMb(freshAgent.pid!);
+    freshAgent.kill('SIGTERM');
+
+    // 4. routing latency: a daemon on the box, one job at a time to box=bench, publish -> job file in the inbox
+    const daemon = pico(['daemon', '--root', box]);
+    kids.push(daemon);
+    const client = await ensureFleet(await connectServer({ server, name: 'bench' }));
+    const job = parseJob(JSON.parse(readFileSync(join(box, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8')));
+    const lat: number[] = [];
+    await sleep(1_000);
+    for (let i = 0; i < ROUTED_JOBS; i++) {
+      const sent = Date.now();
+      const r = await submit(client, job, { kind: 'box', value: 'bench' }, null);
+      await until(`job ${r.id} taken`, () => agentLines.some((l) => l.event === 'fleet_taken' && l.job === r.id), 30_000);
+      const taken = Date.parse(String(agentLines.find((l) => l.event === 'fleet_taken' && l.job === r.id)!.time));
+      lat.push(taken - sent);
+      await until(`job ${r.id} ended`, () => {
+        try {
+          readFileSync(join(box, 'sessions', r.id, 'result.json'));
+          return true;
+        } catch {
+          return false;
+        }
+      }, 30_000);
+      await sleep(1_500); // the box reads as idle again (status.json is written at most every 0.5 s)
+    }
+    await client.nc.close();
+
+    return [
+      { group: 'fleet', name: 'events shipped per second (one box, no hub running)', value: gen.events / (shipFromReadyMs / 1000), unit: 'events/s', note: `${gen.events} events in ${SESSIONS} ledgers, from the agent's ready line; ${(gen.events / (shipMs / 1000)).toFixed(0)} with its start` },
+      { group: 'fleet', name: 'agent idle RSS, nothing to ship', value: freshRss, unit: 'MB', note: `${(freshRss - bare).toFixed(1)} MB beyond a bare node with the same flags (${bare.toFixed(1)} MB); goal <= 15 beyond it` },
+      { group: 'fleet', name: 'agent idle RSS after shipping the backlog', value: agentRss, unit: 'MB', note: `${(agentRss - bare).toFixed(1)} MB beyond a bare node: the heap V8 kept after the burst` },
+      { group: 'fleet', name: 'job routing latency p50 (publish -> inbox, idle box, loopback)', value: pct(lat, 50), unit: 'ms', note: `${ROUTED_JOBS} jobs to box=` },
+      { group: 'fleet', name: 'job routing latency p90', value: pct(lat, 90), unit: 'ms' },
+      { group: 'fleet', name: 'hub: events appended and ingested per second', value: gen.events / (hubFromReadyMs / 1000), unit: 'events/s', note: `from the stream backlog, from the hub's ready line; ${(gen.events / (hubMs / 1000)).toFixed(0)} with its start` },
+    ];
+  } finally {
+    for (const k of kids.reverse()) if (k.exitCode === null) k.kill('SIGTERM');
+    await sleep(500);
+    for (const k of kids) if (k.exitCode === null) k.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Understanding a goal, once, before it is planned (design §12): spelling
+ * and the owner's words normalised (normalise.ts, through the lexicon),
+ * split into the questions it holds (parts.ts), each part's entities and
+ * time window read (entities.ts) and a request to act recognised
+ * (action.ts). Retrieval, playbook matching, planning and the answer all
+ * read this one result, so a goal is never understood two ways.
+ *
+ * A part that names no unit or path of its own but points back to one with
+ * a pronoun ("is mosquitto running and what did it log") takes the nearest
+ * earlier part's; nothing else crosses between parts, so the window of one
+ * question never narrows another.
+ *
+ * Pure and deterministic: the same goal and context give the same result.
+ */
+import type { Lexicon } from './lexicon.js';
+import { read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
+import { splitParts } from './parts.js';
+import { entitiesIn, sortIn, type Entities } from './entities.js';
+import { actionIn, type ActRequest } from './action.js';
+
+export { buildLexicon, parseLexicon, lexiconSchema, EMPTY_LEXICON, LexiconError, type Lexicon, type LexiconDoc } from './lexicon.js';
+export { read, correct, editDistance, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
+export { splitParts, type Fragment } from './parts.js';
+export { entitiesIn, unitIn, pathIn, windowIn, keepIn, bytesIn, priorityIn, sortIn, type Entities, type Window } from './entities.js';
+export { actionIn, type ActRequest } from './action.js';
+
+/** What goals are read against: the lexicon, the words the tools and playbooks know, and the topic words that are never unit names. */
+export interface GoalContext {
+  lexicon: Lexicon;
+  vocab: Vocabulary;
+  topics: ReadonlySet<string>;
+}
+
+/**
+ * The context for a set of tool and playbook texts (names, descriptions, "when" lines, intent
+ * phrases): all of them make the vocabulary; the lexicon's words and `topicTexts` (the playbooks'
+ * intent phrases) are topics, never read as a unit name.
+ */
+export function goalContext(lexicon: Lexicon, texts: readonly string[], topicTexts: readonly string[] = []): GoalContext {
+  const topics = new Set<string>();
+  for (const d of Object.values(lexicon.documents)) {
+    for (const e of [...d.groups.flat(), ...d.acts.flatMap((a) => a.slice(1))]) for (const w of tokens(e)) topics.add(w);
+  }
+  for (const t of topicTexts) for (const w of tokens(t)) topics.add(w);
+  return { lexicon, vocab: vocabularyOf(texts, lexicon), topics };
+}
+
+export interface GoalPart {
+  /** 0-based, in the goal's order */
+  index: number;
+  /** the part as the owner typed it */
+  text: string;
+  reading: Reading;
+  entities: Entities;
+  action: ActRequest | null;
+  /**
+   * what the part asks about, when it says so outright ("how many X", "what's the X of"), and the
+   * words of it that nothing here knows: a part whose focus holds such a word asks about something
+   * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers")
+   */
+  focus: { text: string; unknown: string[] } | null;
+}
+
+export interface Understood {
+  goal: string;
+  parts: GoalPart[];
+  /** spelling fixes made anywhere in the goal */
+  fixes: { from: string; to: string }[];
+}
+
+const FOCUS = [
+  /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i,
+  /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i,
+];
+
+/** The focus of a part (see GoalPart.focus), or null when it does not name one outright. */
+function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
+  for (const re of FOCUS) {
+    const m = re.exec(text);
+    if (!m) continue;
+    const f = m[1]!.trim();
+    return { text: f, unknown: read(f, ctx.lexicon, ctx.vocab).unknown };
+  }
+  return null;
+}
+
+const POINTS_BACK = /\b(?:it|its|it's|that|this|them|they|their|there|same)\b/i;
+
+/**
+ * The words of a part that say what it is about: a path's folders and name are the path's, not
+ * the question's ("/var/log/daemon.log" asks nothing about logs), but its extension says what kind
+ * of file it is ("png"); a unit's name is replaced by the word "service".
+ */
+function topicText(text: string, e: Entities): string {
+  let t = text;
+  if (e.path) {
+    const ext = /\.([A-Za-z0-9]{1,5})$/.exec(e.path.split('/').pop() ?? '');
+    t = t.split(e.path).join(ext ? ` ${ext[1]} ` : ' ');
+  }
+  if (e.unit) {
+    const bare = e.unit.replace(/\.service$/, '');
+    t = t.split(e.unit).join(' service ').replace(new RegExp(`\\b${bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'g'), ' service ');
+  }
+  return t;
+}
+
+/** Whether a fragment asks something of its own (see parts.ts). */
+function carries(text: string, ctx: GoalContext): boolean {
+  if (actionIn(text, ctx.lexicon)) return true;
+  const r = read(text, ctx.lexicon, ctx.vocab);
+  if (r.groups.length > 0 || r.unknown.length > 0) return true;
+  return r.words.filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w)).length >= 3;
+}
+
+/** Read a goal: its parts, each with its reading, entities and request to act. */
+export function understand(goal: string, ctx: GoalContext): Understood {
+  const fragments = splitParts(goal, (t) => carries(t, ctx));
+  const parts: GoalPart[] = fragments.map((f, index) => {
+    const entities = entitiesIn(f.text, ctx.topics);
+    const reading = read(topicText(f.text, entities), ctx.lexicon, ctx.vocab);
+    entities.sort = sortIn(f.text, reading.groups);
+    return { index, text: f.text, reading, entities, action: actionIn(f.text, ctx.lexicon), focus: focusOf(topicText(f.text, entities), ctx) };
+  });
+  for (const p of parts) {
+    if (!POINTS_BACK.test(p.text)) continue;
+    const before = parts.slice(0, p.index).reverse();
+    if (p.entities.unit === null) p.entities.unit = before.find((b) => b.entities.unit)?.entities.unit ?? null;
+    if (p.entities.path === null) p.entities.path = before.find((b) => b.entities.path)?.entities.path ?? null;
+  }
+  const fixes = read(goal, ctx.lexicon, ctx.vocab).fixes;
+  return { goal, parts, fixes };
+}

@@ -1,0 +1,139 @@
+/**
+ * A goal read against one set of tools and playbooks: the bridge between
+ * the understood goal (index.ts) and planning. It ranks tools for a part
+ * (BM25 over the lexicon's reading of each tool, so "laggy" meets
+ * `load_top` through "slow"), matches playbooks to a part (a playbook
+ * qualifies when its best intent phrase is at least half in the part, and
+ * qualifying playbooks are ordered by BM25 over their intent phrases and
+ * description), finds the tool that makes a change asked for (its effect is
+ * destructive, its words name the kind of change and the object), and
+ * offers what can be checked instead when nothing can do what was asked.
+ *
+ * Built once per tool and playbook set and lexicon (cached by a digest of
+ * the three), then pure.
+ */
+import { createHash } from 'node:crypto';
+import { stem } from '../../memory/terms.js';
+import { indexFor, type RankedTool } from '../retrieval.js';
+import type { AgentTool } from '../types.js';
+import { goalContext, understand, type GoalContext, type GoalPart, type Understood } from './index.js';
+import { phraseKey, type Lexicon } from './lexicon.js';
+import { read, STOP, tokens } from './normalise.js';
+
+/** A tool as the reader sees it: its words and its effect. */
+export interface ReaderTool extends AgentTool {
+  readonly effect: 'read_only' | 'destructive';
+}
+
+/** A playbook as the reader sees it. */
+export interface ReaderPlaybook {
+  readonly id: string;
+  readonly description: string;
+  readonly intent: readonly string[];
+  readonly steps: readonly { tool: string }[];
+}
+
+export interface PartMatch {
+  id: string;
+  score: number;
+  /** the share of the best intent phrase the part holds (0.5 … 1) */
+  coverage: number;
+}
+
+export interface GoalReader {
+  ctx: GoalContext;
+  /** a digest of the lexicon, tools and playbooks the reader was built from */
+  key: string;
+  understand(goal: string): Understood;
+  /** the terms of a tool's or playbook's own text, read through the lexicon */
+  analyse(text: string): string[];
+  /** the top k of `tools` for a part (only those sharing a term with it) */
+  rank(part: GoalPart, tools: readonly AgentTool[], k: number): RankedTool[];
+  /** the playbooks that fit a part, best first */
+  match(part: GoalPart, playbooks: readonly ReaderPlaybook[]): PartMatch[];
+  /** the destructive tool that makes the change a part asks for, or null */
+  actTool(part: GoalPart): ReaderTool | null;
+  /** up to n things that can be checked instead, as the tools' own "when" phrases */
+  offers(part: GoalPart, n?: number): string[];
+  /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
+  uncovered(part: GoalPart): string[];
+}
+
+const cache = new Map<string, GoalReader>();
+
+/** The reader for a lexicon, tool set and playbook set (cached while among the last few used). */
+export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playbooks: readonly ReaderPlaybook[]): GoalReader {
+  const key = createHash('sha256').update(JSON.stringify([
+    lexicon.documents, tools.map((t) => [t.name, t.description, t.when ?? '', t.effect]), playbooks.map((p) => [p.id, p.description, p.intent, p.steps.map((s) => s.tool)]),
+  ])).digest('hex').slice(0, 16);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const texts = [...tools.flatMap((t) => [t.name, t.description, t.when ?? '']), ...playbooks.flatMap((p) => [...p.intent, p.description])];
+  const ctx = goalContext(lexicon, texts, playbooks.flatMap((p) => p.intent));
+  const analyse = (text: string) => read(text, lexicon).terms;
+  const analyser = { key, fn: analyse };
+  const readOnly = tools.filter((t) => t.effect === 'read_only');
+  // how many playbooks use a tool: the general-purpose tools, offered when nothing closer fits
+  const uses = new Map<string, number>();
+  for (const p of playbooks) for (const s of new Set(p.steps.map((x) => x.tool))) uses.set(s, (uses.get(s) ?? 0) + 1);
+  const actsOf = (t: ReaderTool): Set<string> => {
+    const ws = tokens(`${t.name} ${t.description} ${t.when ?? ''}`);
+    const out = new Set<string>();
+    for (let i = 0; i < ws.length; i++) {
+      for (let n = 1; n <= Math.min(lexicon.longest, ws.length - i); n++) {
+        const a = lexicon.acts.get(phraseKey(ws.slice(i, i + n).join(' ')));
+        if (a) out.add(a);
+      }
+    }
+    return out;
+  };
+  const toolTerms = new Map(tools.map((t) => [t.name, new Set([...analyse(`${t.name} ${t.description} ${t.when ?? ''}`), ...tokens(`${t.name} ${t.description} ${t.when ?? ''}`).map(stem)])]));
+  // a phrase is matched on its own words (the part's side carries the lexicon's words, so "ram"
+  // meets the phrase "memory"); a phrase of stop words only ("is everything ok") on what it means
+  const ownTerms = (ph: string): Set<string> => {
+    const r = read(ph, lexicon);
+    const own = r.words.filter((w) => !STOP.has(w) && !lexicon.stop.has(w)).map(stem);
+    return new Set(own.length ? own : r.terms);
+  };
+  const phraseTerms = new Map(playbooks.map((p) => [p.id, p.intent.map(ownTerms)]));
+  const spoken = new Set<string>();
+  for (const t of texts) for (const term of analyse(t)) spoken.add(term);
+  const firstWhen = (t: AgentTool) => (t.when ?? t.description).split(/[,;]/)[0]!.trim();
+
+  const reader: GoalReader = {
+    ctx, key, analyse,
+    understand: (goal) => understand(goal, ctx),
+    rank: (part, ts, k) => (ts.length ? indexFor(ts, analyser).rankTerms(part.reading.terms, k) : []),
+    match(part, pbs) {
+      if (pbs.length === 0) return [];
+      const docs = pbs.map((p) => ({ name: p.id, description: p.description, when: p.intent.join('; '), input_schema: {} }));
+      const q = new Set(part.reading.terms);
+      const out: PartMatch[] = [];
+      for (const r of indexFor(docs, analyser).rankTerms(part.reading.terms, pbs.length)) {
+        const phrases = phraseTerms.get(r.name) ?? pbs.find((p) => p.id === r.name)!.intent.map(ownTerms);
+        let coverage = 0;
+        for (const t of phrases) {
+          if (t.size === 0) continue;
+          coverage = Math.max(coverage, [...t].filter((x) => q.has(x)).length / t.size);
+        }
+        if (coverage >= 0.5) out.push({ id: r.name, score: r.score, coverage });
+      }
+      return out.sort((a, b) => b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
+    },
+    uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
+    actTool(part) {
+      const a = part.action;
+      if (!a || a.head.length === 0) return null;
+      return tools.find((t) => t.effect === 'destructive' && actsOf(t).has(a.act) && a.head.every((h) => toolTerms.get(t.name)!.has(h))) ?? null;
+    },
+    offers(part, n = 3) {
+      const ranked = readOnly.length ? indexFor(readOnly, analyser).rankTerms(part.reading.terms, n).map((r) => readOnly.find((t) => t.name === r.name)!) : [];
+      const general = [...readOnly].sort((x, y) => (uses.get(y.name) ?? 0) - (uses.get(x.name) ?? 0) || (x.name < y.name ? -1 : 1));
+      const chosen = [...ranked, ...general.filter((t) => !ranked.includes(t))].slice(0, n);
+      return chosen.map(firstWhen);
+    },
+  };
+  if (cache.size >= 8) cache.delete(cache.keys().next().value!);
+  cache.set(key, reader);
+  return reader;
+}

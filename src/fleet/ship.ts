@@ -1,0 +1,207 @@
+/**
+ * Shipping a box's ledgers to the fleet: the box's own `events.jsonl` files
+ * are the offline buffer, and this only moves a read offset.
+ *
+ * One pass: for each session not yet done, read its ledger from the saved
+ * offset to its current size, take the complete lines (a torn last line waits
+ * for its writer), publish each to `pico.ev.<box>.<session>` with message id
+ * `<session>:<seq>`, and advance the offset over the longest run of lines the
+ * server acknowledged, saved before the next pass. A line the server did not
+ * acknowledge (it is down, or the link dropped) is sent again on a later
+ * pass; the server's dedup window catches a quick second copy and the hub's
+ * seq check catches any later one, so each event lands once. A composition
+ * document is put into its bucket once per hash, before the line that cites
+ * it, so the hub can find it when the line arrives. A session whose
+ * result.json exists and whose ledger is shipped to its end is done. This
+ * module takes no jobs (take.ts), reports no job's end (agent.ts) and sends
+ * no heartbeat.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { COMPOSITION_FILE } from '../ledger/composition.js';
+import { isSessionId } from '../ledger/session-id.js';
+import type { Fleet } from './connect.js';
+import { compositionKey, eventMsgId, eventSubject } from './names.js';
+import { writeAgentState, type AgentState } from './state.js';
+
+/** Lines published per session before their acks are awaited together. */
+const BATCH = 512;
+
+export interface ShipPass {
+  sessions: number;
+  lines: number;
+  bytes: number;
+  /** bytes present in ledgers but not yet acknowledged, after the pass */
+  lagBytes: number;
+  /** sessions with unshipped bytes after the pass */
+  lagSessions: number;
+  /** true when the server refused or did not answer: the rest waits for the next pass */
+  stalled: boolean;
+}
+
+interface Line {
+  text: string;
+  seq: number;
+  type: string;
+  hash: string | null;
+  /** byte offset just after this line */
+  end: number;
+}
+
+/** The complete lines of `buf` (read from byte `from`); lines that are not events are passed over. */
+function splitLines(buf: Buffer, from: number): { lines: Line[]; end: number } {
+  const lines: Line[] = [];
+  let start = 0;
+  let end = from;
+  for (;;) {
+    const nl = buf.indexOf(0x0a, start);
+    if (nl === -1) break; // a torn or unfinished last line: its writer may still finish it
+    const text = buf.toString('utf8', start, nl);
+    start = nl + 1;
+    end = from + start;
+    if (text.trim() === '') continue;
+    try {
+      const e = JSON.parse(text) as { seq?: unknown; type?: unknown; hash?: unknown };
+      if (Number.isInteger(e.seq) && typeof e.type === 'string') {
+        lines.push({ text, seq: e.seq as number, type: e.type, hash: typeof e.hash === 'string' ? e.hash : null, end });
+      }
+    } catch {
+      // a damaged middle line has no seq to ship under; the box's own check names it
+    }
+  }
+  return { lines, end };
+}
+
+export class Shipper {
+  private readonly done: Set<string>;
+  private readonly compositions: Set<string>;
+
+  constructor(
+    private readonly fleet: Fleet,
+    private readonly root: string,
+    private readonly box: string,
+    private readonly state: AgentState,
+    private readonly log: Logger,
+  ) {
+    this.done = new Set(state.done);
+    this.compositions = new Set(state.compositions);
+  }
+
+  /** One pass over every session not yet done. */
+  async pass(): Promise<ShipPass> {
+    const out: ShipPass = { sessions: 0, lines: 0, bytes: 0, lagBytes: 0, lagSessions: 0, stalled: false };
+    const sessionsDir = join(this.root, 'sessions');
+    let all: string[];
+    try {
+      all = readdirSync(sessionsDir).filter(isSessionId);
+    } catch {
+      return out; // no sessions folder yet
+    }
+    const names = all.filter((n) => !this.done.has(n)).sort();
+    let changed = false;
+    if (this.done.size > all.length) {
+      // sessions removed by retention (pico gc) are forgotten here too, so the state stays small
+      const present = new Set(all);
+      for (const n of this.done) if (!present.has(n)) this.done.delete(n);
+      this.state.done = [...this.done];
+      changed = true;
+    }
+    for (const session of names) {
+      const ledger = join(sessionsDir, session, 'events.jsonl');
+      let size: number;
+      try {
+        size = statSync(ledger).size;
+      } catch {
+        continue; // claimed, no ledger yet
+      }
+      let offset = this.state.shipped[session] ?? 0;
+      if (size < offset) {
+        this.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
+        offset = this.state.shipped[session] = size;
+        changed = true;
+      }
+      if (!out.stalled && size > offset) {
+        const shipped = await this.shipSession(session, ledger, offset, size);
+        if (shipped.end > offset) {
+          this.state.shipped[session] = shipped.end;
+          changed = true;
+          out.sessions++;
+          out.lines += shipped.lines;
+          out.bytes += shipped.end - offset;
+          offset = shipped.end;
+        }
+        if (shipped.stalled) out.stalled = true;
+      }
+      if (size > offset) {
+        out.lagBytes += size - offset;
+        out.lagSessions++;
+      } else if (existsSync(join(sessionsDir, session, 'result.json')) && statSync(ledger).size === offset) {
+        this.done.add(session);
+        this.state.done.push(session);
+        delete this.state.shipped[session];
+        changed = true;
+      }
+    }
+    if (changed) writeAgentState(this.root, this.state);
+    return out;
+  }
+
+  /** Publish the complete lines of [offset, size); the end of the acknowledged run and whether it stopped early. */
+  private async shipSession(session: string, ledger: string, offset: number, size: number): Promise<{ end: number; lines: number; stalled: boolean }> {
+    const buf = readFileSync(ledger).subarray(offset, size); // a ledger is small; one read
+    const { lines } = splitLines(buf, offset);
+    let end = offset;
+    let count = 0;
+    for (let i = 0; i < lines.length; i += BATCH) {
+      const batch = lines.slice(i, i + BATCH);
+      for (const l of batch) {
+        if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
+          if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
+        }
+      }
+      const acks = await Promise.allSettled(batch.map((l) =>
+        this.fleet.js.publish(eventSubject(this.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
+      for (let k = 0; k < acks.length; k++) {
+        const a = acks[k]!;
+        if (a.status === 'rejected') {
+          this.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
+          return { end, lines: count, stalled: true };
+        }
+        end = batch[k]!.end;
+        count++;
+      }
+    }
+    // lines that were not events (passed over) still move the offset, once every event before them is acknowledged
+    const whole = splitLines(buf, offset).end;
+    return { end: Math.max(end, count === lines.length ? whole : end), lines: count, stalled: false };
+  }
+
+  /**
+   * Put a session's composition document into its bucket once; false when the server did not take it.
+   * A session with no document beside it (a trimmed or foreign one) puts an empty value, so the hub
+   * ingests it without waiting; a box that has the document later fills an empty value in.
+   */
+  private async shipComposition(session: string, hash: string): Promise<boolean> {
+    let text = '';
+    try {
+      text = readFileSync(join(this.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
+    } catch {
+      // no document beside the ledger: the empty value says so
+    }
+    const key = compositionKey(hash);
+    try {
+      await this.fleet.compositions.create(key, text);
+    } catch (err) {
+      const held = await this.fleet.compositions.get(key).catch(() => null);
+      if (!held || held.operation !== 'PUT') {
+        this.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
+        return false;
+      }
+      if (held.length === 0 && text.length > 0) await this.fleet.compositions.put(key, text).catch(() => {});
+    }
+    this.compositions.add(hash);
+    this.state.compositions.push(hash);
+    return true;
+  }
+}

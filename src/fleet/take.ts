@@ -1,0 +1,196 @@
+/**
+ * Taking fleet jobs: pull from the work queue only while the box is idle,
+ * claim the id once across the fleet, drop the job into the inbox, ack.
+ *
+ * The steps, each safe to repeat after a crash at any point:
+ *   1. write the message to `<root>/fleet/.taking/<id>.json` (our journal);
+ *   2. create `<id>` in the claims bucket: a compare-and-set that only one
+ *      box can win; a claim held by another box means the job is theirs, and
+ *      the message (a redelivery) is acknowledged and skipped;
+ *   3. write `sessions/inbox/fleet-<id>.json` (temp, fsync, rename) unless the
+ *      job is already in the inbox or has its session;
+ *   4. acknowledge the message (the work queue then forgets it);
+ *   5. remove the journal entry.
+ * On start, every journal entry is finished from the step it reached, so a
+ * box that crashed after claiming finds its claim and resumes. The daemon's
+ * intake takes a `fleet-<id>` file under its id and never under a new one
+ * (a session of that id means "taken"), so a job runs at most once, and the
+ * work queue's redelivery means at least once.
+ *
+ * One durable consumer per selector (box=NAME, model=ID, cap=CAPABILITY),
+ * shared by every box that can serve it. A core subscription on the same
+ * subjects wakes the box when a job is published, and a slow sweep covers
+ * wake-ups that were missed (a job that waited while the box was away).
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { AckPolicy, type Consumer, type JsMsg } from '@nats-io/jetstream';
+import type { Subscription } from '@nats-io/transport-node';
+import { fleetInboxName } from '../daemon/claim.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../base/durable-file.js';
+import type { Fleet } from './connect.js';
+import { parseClaim, parseFleetJob, type Claim, type FleetJob } from './envelope.js';
+import { JOBS_STREAM, jobConsumer, jobSubject, type Selector } from './names.js';
+import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
+import { writeAgentState, type AgentState } from './state.js';
+
+/** How long a taken message may stay unacknowledged before the server offers it again. */
+const ACK_WAIT_MS = 30_000;
+
+export class Taker {
+  private consumers = new Map<string, Consumer>();
+  private subs: Subscription[] = [];
+  private sweeping: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private readonly journal: string;
+
+  constructor(
+    private readonly fleet: Fleet,
+    private readonly root: string,
+    private readonly box: string,
+    private readonly state: AgentState,
+    private readonly log: Logger,
+    /** called with each job dropped into the inbox */
+    private readonly onTaken: (job: FleetJob) => void = () => {},
+    /** true while the server is away: no sweep then */
+    private readonly away: () => boolean = () => false,
+  ) {
+    this.journal = join(root, 'fleet', '.taking');
+  }
+
+  /** The selectors this box serves: its own name, its providers, their capabilities. */
+  selectors(): Selector[] {
+    const o = readOffer(this.root);
+    return [{ kind: 'box', value: this.box }, ...o.models.map((value) => ({ kind: 'model' as const, value })), ...o.capabilities.map((value) => ({ kind: 'cap' as const, value }))];
+  }
+
+  /** Make the consumers, finish journal entries left by a crash, subscribe to wake-ups; safe to call again after a failure. */
+  async start(): Promise<void> {
+    mkdirSync(this.journal, { recursive: true });
+    for (const sel of this.selectors()) {
+      const durable = jobConsumer(sel);
+      if (this.consumers.has(durable)) continue; // made by an earlier attempt of start()
+      try {
+        await this.fleet.jsm.consumers.info(JOBS_STREAM, durable);
+      } catch {
+        await this.fleet.jsm.consumers.add(JOBS_STREAM, { durable_name: durable, filter_subject: jobSubject(sel), ack_policy: AckPolicy.Explicit, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 1000 })
+          .catch(async (err: unknown) => {
+            await this.fleet.jsm.consumers.info(JOBS_STREAM, durable).catch(() => { throw err; }); // made by another box meanwhile
+          });
+      }
+      this.consumers.set(durable, await this.fleet.js.consumers.get(JOBS_STREAM, durable));
+      const sub = this.fleet.nc.subscribe(jobSubject(sel), { callback: () => this.wake() });
+      this.subs.push(sub);
+    }
+    for (const name of readdirSync(this.journal).filter((n) => n.endsWith('.json'))) {
+      const job = parseFleetJob(readFileSync(join(this.journal, name)));
+      this.log.info({ event: 'fleet_resume', job: job.id }, `finishing fleet job ${job.id}, taken before a restart`);
+      await this.takeOne(job, null);
+    }
+  }
+
+  /** Something was published for us: sweep soon, unless a sweep runs (then once more after it). */
+  wake(): void {
+    if (this.closed || this.away()) return;
+    if (this.sweeping) {
+      this.again = true;
+      return;
+    }
+    this.sweeping = this.sweep().catch((err: unknown) => {
+      this.log.warn({ event: 'take_failed', err: (err as Error).message }, `taking jobs failed (${(err as Error).message}); trying again at the next sweep`);
+    }).finally(() => {
+      this.sweeping = null;
+      if (this.again && !this.closed) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** True while the box has work of its own: a job in the inbox or in the daemon, or a taken job not yet ended. */
+  busy(): boolean {
+    if (inboxDepth(this.root) > 0 || daemonDepth(this.root) > 0) return true;
+    return this.state.taken.some((id) => {
+      const s = takenState(this.root, id);
+      return s === 'queued' || s === 'running';
+    });
+  }
+
+  /** While idle, pull one job from the first consumer that has one, box first. */
+  private async sweep(): Promise<void> {
+    while (!this.closed && !this.busy()) {
+      let took = false;
+      for (const c of this.consumers.values()) {
+        const info = await c.info(false);
+        if (info.num_pending === 0) continue;
+        const m = await c.next({ expires: 1_000 });
+        if (!m) continue;
+        took = await this.handle(m);
+        if (took) break;
+      }
+      if (!took) return;
+    }
+  }
+
+  /** One message: parse it, then take it; true when a job went into the inbox. */
+  private async handle(m: JsMsg): Promise<boolean> {
+    let job: FleetJob;
+    try {
+      job = parseFleetJob(m.data);
+    } catch (err) {
+      this.log.warn({ event: 'fleet_job_refused', subject: m.subject, problem: (err as Error).message }, `a message on ${m.subject} is not a runnable fleet job (${(err as Error).message}); it is removed from the queue`);
+      m.term();
+      return false;
+    }
+    writeFileAtomicSync(join(this.journal, `${job.id}.json`), JSON.stringify(job), true);
+    return this.takeOne(job, m);
+  }
+
+  /** Steps 2-5 for one journalled job (`m` null: resumed from the journal, nothing to ack). */
+  private async takeOne(job: FleetJob, m: JsMsg | null): Promise<boolean> {
+    const mine: Claim = { box: this.box, claimed_at: new Date().toISOString() };
+    let ours = false;
+    let ended = false;
+    try {
+      await this.fleet.claims.create(job.id, JSON.stringify(mine));
+      ours = true;
+    } catch {
+      const e = await this.fleet.claims.get(job.id);
+      const held = e && e.operation === 'PUT' ? parseClaim(e.value) : null;
+      if (!held) throw new Error(`claim of ${job.id} was refused but no claim is stored; the server may be unavailable`);
+      ours = held.box === this.box;
+      ended = held.ended_at !== undefined; // its session ended (and may since be removed by retention): never again
+      if (!ours) this.log.info({ event: 'fleet_skip', job: job.id, claimed_by: held.box }, `fleet job ${job.id} is already claimed by box ${held.box}; skipped`);
+    }
+    let dropped = false;
+    if (ours && !ended) {
+      const inbox = join(this.root, 'sessions', 'inbox', fleetInboxName(job.id));
+      // dropped before (a crash came after the drop) or refused by the daemon since: once is enough
+      if (takenState(this.root, job.id) === 'gone' && !this.state.taken.includes(job.id)) {
+        mkdirSync(join(this.root, 'sessions', 'inbox'), { recursive: true });
+        await writeFileAtomic(inbox, JSON.stringify(job.job), true, 0o640);
+        dropped = true;
+      }
+      if (!this.state.taken.includes(job.id)) {
+        this.state.taken.push(job.id);
+        writeAgentState(this.root, this.state);
+      }
+      if (dropped) {
+        this.log.info({ event: 'fleet_taken', job: job.id, to: job.to }, `took fleet job ${job.id} (${job.to})`);
+        this.onTaken(job);
+      }
+    }
+    if (m) await m.ackAck();
+    rmSync(join(this.journal, `${job.id}.json`), { force: true });
+    return dropped;
+  }
+
+  /** Stop taking: no more sweeps, wake-up subscriptions closed, a sweep in progress awaited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.subs) s.unsubscribe();
+    await this.sweeping;
+  }
+}

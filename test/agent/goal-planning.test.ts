@@ -1,0 +1,129 @@
+// Planning reads the goal once (design §12, issue 26): every part planned, requests to act only
+// through a tool that makes that change, and what nothing serves said in plain words. Real root
+// (pico init), real runtime, plan-only sessions and, for a destructive plan, a whole session that
+// stops for approval.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LedgerEvent } from '../../src/ledger/events.js';
+import { readLedger } from '../../src/ledger/ledger.js';
+import { newSessionId } from '../../src/ledger/session-id.js';
+import { parseJob } from '../../src/runtime/job.js';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
+import { scratchRoot } from '../../src/eval/goals/run.js';
+import { JARGON } from '../../src/eval/goals/score.js';
+
+let root: string;
+let rt: Runtime;
+beforeAll(async () => {
+  root = scratchRoot();
+  rt = await openRuntime(root);
+}, 60_000);
+afterAll(async () => {
+  await rt?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function plan(goal: string, whole = false): Promise<{ events: LedgerEvent[]; created: Extract<LedgerEvent, { type: 'plan_created' }> | undefined; outcome: string; answer: string | null }> {
+  const dir = mkdtempSync(join(root, 'sessions', 't-'));
+  const job = parseJob({ job: 'job@1', goal, budget_class: 'attended' }, 'test');
+  const r = await rt.runSession(newSessionId(), { job, sessionDir: dir, ...(whole ? { approvals: true } : { planOnly: true }) });
+  const events = readLedger(dir);
+  return { events, created: events.find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created'), outcome: r.outcome, answer: r.answer };
+}
+const tools = (c: { steps: { tool: string | null }[] } | undefined) => (c?.steps ?? []).map((s) => s.tool).filter(Boolean);
+
+describe('a goal read once, planned part by part', () => {
+  it('a goal with two questions is planned for both, each step recorded under its part', async () => {
+    const { created } = await plan('Why is the disk full and is the CPU hot?');
+    expect(created!.parts!.map((p) => p.text)).toEqual(['Why is the disk full', 'is the CPU hot']);
+    expect(created!.parts![0]!.steps).toContain('capture_df');
+    expect(created!.parts![1]!.steps).toContain('thermal');
+    expect(tools(created)).toEqual(expect.arrayContaining(['capture_df', 'thermal']));
+  });
+
+  it('misspelt and slangy goals find the tools a person would use', async () => {
+    expect(tools((await plan('why is it so slooow')).created)).toContain('load_top');
+    expect(tools((await plan('is the pi low on memroy')).created)).toContain('memory_usage');
+    expect(tools((await plan('dsik usage')).created)).toContain('capture_df');
+    expect((await plan('is mosquitto still alive')).created!.steps[0]).toMatchObject({ tool: 'unit_status', args: { unit: 'mosquitto.service' } });
+  });
+
+  it('a unit name keeps its case', async () => {
+    expect((await plan('did pihole-FTL crash again')).created!.steps[0]!.args).toEqual({ unit: 'pihole-FTL.service' });
+  });
+
+  it('the window a part names is read into the tool and recorded in words', async () => {
+    const { created } = await plan('errors in the past half hour?');
+    expect(created!.steps[0]).toMatchObject({ tool: 'journal_window', args: { since: '30 min ago', priority: 'err' } });
+    expect(created!.parts![0]!.window).toBe('the last 30 minutes');
+  });
+
+  it('a part nothing here serves is recorded as not checked, in plain words, beside the parts that are', async () => {
+    const { created } = await plan('is the disk full and whats the weather tomorrow');
+    expect(tools(created)).toContain('capture_df');
+    const weather = created!.parts![1]!;
+    expect(weather.steps).toEqual([]);
+    expect(weather.unchecked).toMatch(/could not check "whats the weather tomorrow".*weather/);
+    expect(weather.unchecked).not.toMatch(JARGON);
+  });
+
+  it('a question about something no tool looks at is not answered with a neighbouring fact', async () => {
+    for (const g of ['how many docker containers are running', 'who is logged in right now', 'what is the capital of australia']) {
+      expect((await plan(g)).created, g).toBeUndefined();
+    }
+  });
+});
+
+describe('requests to act', () => {
+  it('"restart nginx" is declined: no read-only stand-in is planned', async () => {
+    const { created, events } = await plan('can you restart nginx for me');
+    expect(created).toBeUndefined();
+    const gap = events.find((e) => e.type === 'capability_gap');
+    expect(gap).toMatchObject({ capability: 'plan@1' });
+    expect((gap as { error: string }).error).toMatch(/restart "nginx"/);
+  });
+
+  it('vacuuming the journal is not the archive prune: declined, not sent for approval', async () => {
+    expect((await plan('vacuum the journal down to 100M')).created).toBeUndefined();
+    expect((await plan('delete /tmp/cache.db')).created).toBeUndefined();
+  });
+
+  it('a request to prune the archive waits for a person, with the count and folder asked', async () => {
+    const r = await plan('clean up the old rotated logs in the archive but leave the 2 most recent', true);
+    expect(r.outcome).toBe('waiting');
+    const asked = r.events.find((e) => e.type === 'approval_requested');
+    expect(asked).toMatchObject({ tool: 'prune_archive', args: { dir: 'examples/archive', keep: 2 } });
+    expect(r.events.some((e) => e.type === 'tool_output' && (e as { step: string }).step === 'prune_archive')).toBe(false);
+  });
+});
+
+describe('what the answer says (whole sessions, real tools)', () => {
+  it('"restart nginx" is declined in plain words, naming what can be checked instead', async () => {
+    const r = await plan('can you restart nginx for me', true);
+    expect(r.outcome).toBe('declined');
+    expect(r.answer).toMatch(/^I can't restart nginx: no tool on this machine does that\. I can check instead: "is nginx running"/);
+    expect(r.answer).not.toMatch(JARGON);
+    // the technical reason stays in the ledger
+    expect(r.events.find((e) => e.type === 'declined')).toMatchObject({ reason: expect.stringMatching(/plan@1/) });
+  });
+
+  it('an out-of-scope question is declined in plain words', async () => {
+    const r = await plan("what's the weather like in london", true);
+    expect(r.answer).toBe(`I could not check "what's the weather like in london": nothing on this machine looks at weather or london.`);
+  });
+
+  it('a goal with a part nothing serves is partial, and the answer names that part', async () => {
+    const r = await plan('how much ram is free and whats the weather tomorrow', true);
+    expect(r.outcome).toBe('partial');
+    expect(r.answer).toMatch(/Memory is [\d.]+% used/);
+    expect(r.answer).toMatch(/I could not check "whats the weather tomorrow": nothing on this machine looks at weather or tomorrow\./);
+    expect(r.answer).not.toMatch(/partial answer — missing|@1/);
+  });
+
+  it('a goal with two questions is answered for both', async () => {
+    const r = await plan('how much ram is free, and how full is the disk?', true);
+    expect(r.answer).toMatch(/Memory is [\d.]+% used/);
+    expect(r.answer).toMatch(/is \d+% full/);
+  });
+});

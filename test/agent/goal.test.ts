@@ -1,0 +1,188 @@
+// Goal understanding (design §12): a goal is read once — spelling, the owner's words through the
+// lexicon, its parts, their entities and any request to act — against the shipped tools, playbooks
+// and lexicon, exactly as the planner reads it.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  actionIn, buildLexicon, correct, editDistance, goalContext, keepIn, parseLexicon, read, understand, unitIn, windowIn, LexiconError,
+  type GoalContext, type LexiconDoc,
+} from '../../src/agent/goal/index.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+const shipped = (): Record<string, LexiconDoc> => ({ 'admin.json': parseLexicon(json(join(ROOT, 'manifests/lexicon/admin.json')), 'manifests/lexicon/admin.json') });
+
+function context(extra: Record<string, LexiconDoc> = {}): GoalContext {
+  const texts: string[] = [];
+  const intents: string[] = [];
+  for (const f of readdirSync(join(ROOT, 'manifests/tools'))) {
+    const t = json(join(ROOT, 'manifests/tools', f));
+    texts.push(String(t.name), String(t.description), String(t.when ?? ''));
+  }
+  for (const f of readdirSync(join(ROOT, 'manifests/playbooks'))) {
+    const p = json(join(ROOT, 'manifests/playbooks', f));
+    intents.push(...(p.intent as string[]));
+  }
+  return goalContext(buildLexicon({ ...shipped(), ...extra }), [...texts, ...intents], intents);
+}
+const ctx = context();
+const groups = (text: string) => read(text, ctx.lexicon, ctx.vocab).groups;
+
+describe('spelling', () => {
+  it('a misspelt word is read as the tool word it is nearest to', () => {
+    expect(correct('memroy', ctx.vocab, ctx.lexicon)).toBe('memory');
+    expect(correct('dsik', ctx.vocab, ctx.lexicon)).toBe('disk');
+    expect(correct('temprature', ctx.vocab, ctx.lexicon)).toBe('temperature');
+    expect(correct('wirless', ctx.vocab, ctx.lexicon)).toBe('wireless');
+    expect(correct('slooow', ctx.vocab, ctx.lexicon)).toBe('slow');
+    expect(read('hows the disk spce', ctx.lexicon, ctx.vocab).fixes).toEqual([{ from: 'spce', to: 'space' }]);
+  });
+
+  it('a changed letter in a short word is another word, not a typo, and neither is an unknown long word', () => {
+    for (const w of ['past', 'half', 'wise', 'snap', 'printer', 'bitcoin']) expect(correct(w, ctx.vocab, ctx.lexicon)).toBe(w);
+  });
+
+  it('a word typed in capitals is a name, never corrected', () => {
+    expect(read('whats the SMART health', ctx.lexicon, ctx.vocab).fixes).toEqual([]);
+  });
+
+  it('edit distance counts a swap of two neighbours as one edit', () => {
+    expect(editDistance('dsik', 'disk')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('abcdef', 'uvwxyz', 2)).toBe(3);
+  });
+});
+
+describe('the lexicon', () => {
+  it("the owner's words mean what the tools are about", () => {
+    expect(groups('why is the pi so laggy')).toContain('slow');
+    expect(groups('how much ram is free')).toContain('memory');
+    expect(groups('am I out of storage')).toContain('disk');
+    expect(groups('is mosquitto still alive')).toContain('running');
+    expect(groups('systemctl says degraded')).toContain('failed');
+    expect(groups('check temps')).toContain('temperature');
+    expect(groups('is wlan0 up')).toContain('network');
+  });
+
+  it('a phrase is matched whole and before its words ("up to date" is about updates, "logged in" is not about logs)', () => {
+    expect(groups('is the system up to date')).toEqual(['update']);
+    expect(groups('who is logged in')).toEqual(['login']);
+  });
+
+  it('a lexicon file a user adds is merged, and its words take effect', () => {
+    const local = parseLexicon({ manifest: 'lexicon@1', groups: [['temperature', 'toasty']] }, 'manifests/lexicon/local.json');
+    const mine = context({ 'local.json': local });
+    expect(read('is it toasty in there', mine.lexicon, mine.vocab).groups).toContain('temperature');
+    expect(groups('is it toasty in there')).not.toContain('temperature');
+  });
+
+  it('a malformed lexicon is an error naming the file and the fix', () => {
+    expect(() => parseLexicon({ manifest: 'lexicon@1', grups: [] }, 'manifests/lexicon/local.json')).toThrow(LexiconError);
+    expect(() => parseLexicon({ manifest: 'lexicon@1', grups: [] }, 'manifests/lexicon/local.json')).toThrow(/local\.json.*remove the key/);
+    expect(() => parseLexicon({ manifest: 'lexicon@1', groups: [['only-one']] }, 'x.json')).toThrow(/x\.json at groups\.0/);
+  });
+
+  it('stop words never swallow content words ("own", "up", "down" stay), and time words are not topics', () => {
+    expect(read('who owns this file', ctx.lexicon, ctx.vocab).terms).toContain('own');
+    expect(read('is the network down', ctx.lexicon, ctx.vocab).terms).toContain('down');
+    expect(read('errors in the last 2 hours since yesterday', ctx.lexicon, ctx.vocab).terms).not.toEqual(expect.arrayContaining(['last']));
+  });
+
+  it('filler phrases carry no topic', () => {
+    expect(read("what's going on", ctx.lexicon, ctx.vocab).terms).toEqual([]);
+  });
+});
+
+describe('parts', () => {
+  const texts = (goal: string) => understand(goal, ctx).parts.map((p) => p.text);
+
+  it('a goal with two questions is two parts', () => {
+    expect(texts('Why is the disk full and is the CPU hot?')).toEqual(['Why is the disk full', 'is the CPU hot']);
+    expect(texts('check the wifi. also are there updates?')).toEqual(['check the wifi', 'are there updates']);
+    expect(texts('whats my ip? any failed services?')).toEqual(['whats my ip', 'any failed services']);
+  });
+
+  it('a list after a colon is one part per item, and its title is not a part', () => {
+    expect(texts('rundown of the box pls: disk, ram, temp, and any failed services')).toEqual(['disk', 'ram', 'temp', 'any failed services']);
+  });
+
+  it('a fragment that asks nothing of its own stays with its question', () => {
+    expect(texts('the box is crawling, whats going on')).toEqual(['the box is crawling, whats going on']);
+    expect(texts('prune the log archive, keep the 5 newest')).toHaveLength(1);
+    expect(texts('zigbee2mqtt keeps restarting, why')).toHaveLength(1);
+  });
+
+  it('a path or a file name never splits a goal', () => {
+    expect(texts('is examples/data/tone.wav mono or stereo')).toHaveLength(1);
+  });
+
+  it('a part that points back with a pronoun takes the unit named before it', () => {
+    const u = understand('is mosquitto running and what did it log in the last hour', ctx);
+    expect(u.parts.map((p) => p.entities.unit)).toEqual(['mosquitto.service', 'mosquitto.service']);
+    expect(u.parts[1]!.entities.window?.since).toBe('1 hour ago');
+    expect(u.parts[0]!.entities.window).toBeNull();
+  });
+});
+
+describe('entities', () => {
+  it('unit names keep their case, and pronouns and common words are never units', () => {
+    expect(unitIn('did pihole-FTL crash again', ctx.topics)).toBe('pihole-FTL.service');
+    expect(unitIn('is NetworkManager running', ctx.topics)).toBe('NetworkManager.service');
+    expect(unitIn('can you restart mosquitto for me', ctx.topics)).toBe('mosquitto.service');
+    expect(unitIn('is my plex server alive', ctx.topics)).toBe('plex.service');
+    expect(unitIn('show the mosquitto logs from the past 3 days', ctx.topics)).toBe('mosquitto.service');
+    for (const g of ['which units are failed', 'list failed units', 'is the network down', 'is it running', 'is wlan0 up', 'general status report', 'is the system up to date']) {
+      expect(unitIn(g, ctx.topics), g).toBeNull();
+    }
+  });
+
+  it('time windows are read into the journal form, each with the window in words', () => {
+    expect(windowIn('errors in the past half hour?')).toEqual({ since: '30 min ago', boot: null, label: 'the last 30 minutes' });
+    expect(windowIn('what went wrong last night')).toMatchObject({ since: 'yesterday', label: 'since yesterday' });
+    expect(windowIn('what happened since the reboot')).toEqual({ since: null, boot: 0, label: 'since the last boot' });
+    expect(windowIn('anything weird this morning')).toMatchObject({ since: 'today' });
+    expect(windowIn('logs from the last 15 minutes')).toMatchObject({ since: '15 min ago' });
+    expect(windowIn('what did nginx log in the last hour')).toMatchObject({ since: '1 hour ago', label: 'the last hour' });
+    expect(windowIn('mosquitto logs from the past 3 days')).toMatchObject({ since: '3 days ago' });
+    expect(windowIn('is the disk full')).toBeNull();
+  });
+
+  it('a count to keep is read however it is put', () => {
+    expect(keepIn('prune the log archive, keep the 5 newest')).toBe(5);
+    expect(keepIn('clean up the archive but leave the 2 most recent')).toBe(2);
+    expect(keepIn('trim the log archive to the latest three files')).toBe(3);
+    expect(keepIn('clear out the archive except for the newest one')).toBe(1);
+    expect(keepIn('prune /srv/logs/archive keeping 4')).toBe(4);
+    expect(keepIn('how many files are in the archive')).toBeNull();
+  });
+
+  it('a path is read whole, and two topic words with a slash are not a path', () => {
+    const u = understand('how big is examples/data/sample.png, and disk/ram?', ctx);
+    expect(u.parts[0]!.entities.path).toBe('examples/data/sample.png');
+    expect(u.parts[1]?.entities.path ?? null).toBeNull();
+  });
+});
+
+describe('requests to act', () => {
+  it('a request to act is recognised only when its verb leads the part', () => {
+    expect(actionIn('can you restart mosquitto for me', ctx.lexicon)).toMatchObject({ act: 'restart', verb: 'restart', object: 'mosquitto' });
+    expect(actionIn('pls update all my packages', ctx.lexicon)).toMatchObject({ act: 'install', object: 'all your packages' });
+    expect(actionIn('why did nginx restart', ctx.lexicon)).toBeNull();
+    expect(actionIn('zigbee2mqtt keeps restarting', ctx.lexicon)).toBeNull();
+    expect(actionIn('are there updates', ctx.lexicon)).toBeNull();
+  });
+
+  it('a separable verb is a request too: "turn the fan on", "switch the wifi off"', () => {
+    expect(actionIn('turn the fan on', ctx.lexicon)).toMatchObject({ act: 'start', verb: 'turn on', object: 'the fan', head: ['fan'] });
+    expect(actionIn('switch the wifi off please', ctx.lexicon)).toMatchObject({ act: 'stop', verb: 'switch off', head: ['wifi'] });
+    expect(actionIn('is the fan on', ctx.lexicon)).toBeNull();
+  });
+
+  it('the object of a request is its head word, or the name at the end of a path', () => {
+    expect(actionIn('vacuum the journal down to 100M', ctx.lexicon)!.head).toEqual(['journal']);
+    expect(actionIn('clean up the old rotated logs in the archive but leave 2', ctx.lexicon)).toMatchObject({ act: 'delete', verb: 'clean up', head: ['log'] });
+    expect(actionIn('prune /srv/logs/archive keeping 4', ctx.lexicon)!.head).toEqual(['archiv']);
+    expect(actionIn('delete /tmp/cache.db', ctx.lexicon)!.head).toEqual(['cach', 'db']);
+  });
+});
