@@ -14,11 +14,21 @@
  * An optional root setting, `approval.json` (`{"expire_after_s": N}`), lets an
  * unanswered request expire: it is then denied with `by: "timeout"`.
  *
+ * Who decided is the kernel's word, not the file's: a decision file is read
+ * through the one safe path (src/base/safe-open.ts) and `by` is the name of
+ * its owner. A file that is a symlink (or lies under one), a FIFO or other
+ * special file, a hard link, a file of a user the root does not admit, or one
+ * writable beyond the root's mode is refused (DecisionRefused): the session
+ * keeps waiting and the daemon says why. A refused file is not a decision, so
+ * nothing a session, a tool or another user plants can approve a step.
+ *
  * It does not run steps, resume sessions or parse arguments (the runtime,
  * the daemon and src/cli/decide.ts do).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { checkFolder, parseJsonQuiet, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
+import { userName } from '../base/user-name.js';
 import { z } from 'zod';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import type { LedgerEvent } from '../ledger/events.js';
@@ -48,6 +58,25 @@ export class ApprovalError extends Error {
   override name = 'ApprovalError';
 }
 
+/** A decision file the daemon will not honour (UnsafeFileError's reason): the session keeps waiting. */
+export class DecisionRefused extends Error {
+  override name = 'DecisionRefused';
+  constructor(readonly file: string, readonly reason: string, message: string, readonly owner: number | null) {
+    super(message);
+  }
+}
+
+/** A decision file, or approval.json, is a few hundred bytes: a cap well above that. */
+const DECISION_MAX_BYTES = 64 * 1024;
+
+/** The root a session folder belongs to (<root>/sessions/<id>). */
+const rootOf = (sessionDir: string): string => dirname(dirname(sessionDir));
+
+/** The name a uid is shown by in a decision: its login name, or "uid N". */
+function ownerName(uid: number): string {
+  return userName(uid) ?? `uid ${uid}`;
+}
+
 /** What waits for a person: the request the ledger holds with no decision after it. */
 export interface PendingApproval {
   step: string;
@@ -74,30 +103,69 @@ export function pendingApprovals(events: readonly LedgerEvent[]): PendingApprova
   return events.some((e) => e.type === 'answer_sent') ? [] : [...open.values()];
 }
 
-/** Read one step's decision, or null when none was written. Throws ApprovalError on a damaged file. */
+/**
+ * Read one step's decision, or null when none was written. `by` is the file's owner, whatever the
+ * file says. Throws DecisionRefused on a file that is not safe to honour, ApprovalError on a
+ * damaged one.
+ */
 export function readDecision(sessionDir: string, step: string): Decision | null {
   const path = decisionPath(sessionDir, step);
-  let text: string;
+  let f;
   try {
-    text = readFileSync(path, 'utf8');
+    f = readPlantedText(rootRules(rootOf(sessionDir)), path, { maxBytes: DECISION_MAX_BYTES, what: 'decision file' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (err instanceof UnsafeFileError) throw new DecisionRefused(err.file, err.reason, `${err.message}; the step still waits for pico approve or pico deny`, err.owner);
     throw err;
   }
+  if (f === null) return null;
+  const json = parseJsonQuiet(f.text);
   let parsed: Decision;
   try {
-    parsed = decisionSchema.parse(JSON.parse(text));
+    if ('problem' in json) throw new Error(json.problem);
+    parsed = decisionSchema.parse(json.value);
   } catch (err) {
     throw new ApprovalError(`${path}: not a decision file (${problem(err)}); remove it and decide again with pico approve or pico deny`);
   }
   if (parsed.step !== step) throw new ApprovalError(`${path}: it decides step "${parsed.step}", not "${step}"; remove it and decide again with pico approve or pico deny`);
-  return parsed;
+  return { ...parsed, by: ownerName(f.uid) };
+}
+
+/** True when the step has a decision file that is honoured (or damaged: writeDecision says so); a refused one decides nothing. */
+export function isDecided(sessionDir: string, step: string): boolean {
+  try {
+    return readDecision(sessionDir, step) !== null;
+  } catch (err) {
+    if (err instanceof DecisionRefused) return false;
+    if (err instanceof ApprovalError) return true;
+    throw err;
+  }
+}
+
+/** Why a step's decision file is refused, or null when there is none or it is honoured (or damaged: ApprovalError's). */
+export function refusedDecision(sessionDir: string, step: string): DecisionRefused | null {
+  try {
+    readDecision(sessionDir, step);
+    return null;
+  } catch (err) {
+    if (err instanceof DecisionRefused) return err;
+    return null;
+  }
 }
 
 /** Write a person's decision for one step; refuses a second decision for the same step. */
 export function writeDecision(sessionDir: string, d: Decision): string {
   const path = decisionPath(sessionDir, d.step);
-  if (existsSync(path)) throw new ApprovalError(`step ${d.step} of this session is already decided (${path}); a decision is final`);
+  if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+    const refused = refusedDecision(sessionDir, d.step);
+    if (refused) throw new ApprovalError(`step ${d.step} has a decision file the daemon refuses (${refused.message}); remove ${path} and decide again`);
+    throw new ApprovalError(`step ${d.step} of this session is already decided (${path}); a decision is final`);
+  }
+  try {
+    checkFolder(rootRules(rootOf(sessionDir)), join(sessionDir, APPROVALS_DIR)); // never write through a planted link
+  } catch (err) {
+    if (err instanceof UnsafeFileError) throw new ApprovalError(`${err.message}; then decide again`);
+    throw err;
+  }
   mkdirSync(join(sessionDir, APPROVALS_DIR), { recursive: true, mode: 0o700 });
   writeFileAtomicSync(path, JSON.stringify(decisionSchema.parse(d), null, 2) + '\n', true, 0o600);
   return path;
@@ -108,15 +176,19 @@ export function readApprovalSettings(root: string): ApprovalSettings {
   const path = join(root, APPROVAL_SETTINGS_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const f = readPlantedText(rootRules(root), path, { maxBytes: DECISION_MAX_BYTES, what: 'approval settings file' });
+    if (f === null) return { expire_after_s: null };
+    text = f.text;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { expire_after_s: null };
+    if (err instanceof UnsafeFileError) throw new ApprovalError(`${err.message}; or remove it to let approvals wait for ever`);
     throw err;
   }
   try {
-    return settingsSchema.parse(JSON.parse(text));
+    const json = parseJsonQuiet(text);
+    if ('problem' in json) throw new Error(json.problem);
+    return settingsSchema.parse(json.value);
   } catch (err) {
-    throw new ApprovalError(`${path}: ${problem(err)}; write {"expire_after_s": <seconds>} or remove the file to let approvals wait for ever`);
+    throw new ApprovalError(`${path}: ${problem(err)}; write {"expire_after_s": <seconds>} or remove it to let approvals wait for ever`);
   }
 }
 
@@ -125,7 +197,13 @@ export function readApprovalSettings(root: string): ApprovalSettings {
  * the setting's time has passed, else null (it still waits).
  */
 export function decide(sessionDir: string, step: string, since: string, settings: ApprovalSettings, now = Date.now()): Decision | null {
-  const d = readDecision(sessionDir, step);
+  let d: Decision | null;
+  try {
+    d = readDecision(sessionDir, step);
+  } catch (err) {
+    if (!(err instanceof DecisionRefused)) throw err;
+    d = null; // a refused file decides nothing: the step waits (the daemon reports the refusal)
+  }
   if (d) return d;
   const s = settings.expire_after_s;
   if (s !== null && now - Date.parse(since) >= s * 1000) {

@@ -6,12 +6,15 @@
  * CPU, until `pico approve` / `pico deny` writes its decision file (or the
  * expiry setting passes). The daemon polls this list once a second (a stat
  * per waiting session) and requeues what was decided; the worker then turns
- * the file into the ledger event. It does not write ledgers or results.
+ * the file into the ledger event. A decision file the daemon refuses (a
+ * symlink, a FIFO, another user's, too loosely writable: decisions.ts) leaves
+ * the session here, and `onRefused` hears of it once per file and reason, so
+ * the daemon can say why. It does not write ledgers or results.
  */
 import { join } from 'node:path';
 import type { BudgetClass } from '../ledger/events.js';
 import { readLedger } from '../ledger/ledger.js';
-import { decide, pendingApprovals, readApprovalSettings, type ApprovalSettings, type PendingApproval } from './decisions.js';
+import { decide, pendingApprovals, readApprovalSettings, refusedDecision, type ApprovalSettings, type DecisionRefused, type PendingApproval } from './decisions.js';
 
 export interface WaitingSession {
   session: string;
@@ -19,6 +22,8 @@ export interface WaitingSession {
   step: string;
   tool: string | null;
   since: string;
+  /** why the decision file there is refused (the session still waits), when one is */
+  refused?: string;
 }
 
 /** The approval a session on disk waits for (its ledger's open request with no decision yet), or null. */
@@ -42,6 +47,10 @@ export function waitingOn(sessionDir: string, settings: ApprovalSettings): Pendi
 export class WaitingList {
   private readonly waiting = new Map<string, WaitingSession>();
   readonly settings: ApprovalSettings;
+  /** refusals already told (session, step, file, reason), so each is told once */
+  private readonly told = new Set<string>();
+  /** told of each refused decision file once (the daemon logs it and shows it in status) */
+  onRefused: (w: WaitingSession, refusal: DecisionRefused) => void = () => undefined;
 
   constructor(private readonly sessionsDir: string, root: string) {
     this.settings = readApprovalSettings(root);
@@ -53,6 +62,7 @@ export class WaitingList {
 
   /** Take a session off the list (it was cancelled); false when it was not on it. */
   remove(session: string): boolean {
+    for (const k of [...this.told]) if (k.startsWith(`${session}\0`)) this.told.delete(k);
     return this.waiting.delete(session);
   }
 
@@ -62,6 +72,17 @@ export class WaitingList {
 
   list(): WaitingSession[] {
     return [...this.waiting.values()].sort((a, b) => (a.since < b.since ? -1 : 1));
+  }
+
+  /** Tell onRefused of a refused decision file of `w`, once per file and reason. */
+  private tellRefusal(w: WaitingSession): void {
+    const r = refusedDecision(join(this.sessionsDir, w.session), w.step);
+    if (!r) return;
+    const key = `${w.session}\0${w.step}\0${r.file}\0${r.reason}`;
+    if (this.told.has(key)) return;
+    this.told.add(key);
+    w.refused = r.message;
+    this.onRefused(w, r);
   }
 
   /** The sessions decided since the last look (removed from the list). */
@@ -75,8 +96,9 @@ export class WaitingList {
         d = true; // a damaged decision file: resume it, and the runtime says what is wrong
       }
       if (d) out.push(w);
+      else this.tellRefusal(w);
     }
-    for (const w of out) this.waiting.delete(w.session);
+    for (const w of out) this.remove(w.session);
     return out;
   }
 }

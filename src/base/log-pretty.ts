@@ -6,7 +6,9 @@
  * move the cursor or retitle the terminal). Before a record is prettified,
  * every control character in every string it holds is replaced by a visible
  * escape (`\n`, `\u001b`), so the only line breaks and colours on screen are
- * pino-pretty's own. pino-pretty is loaded only when a terminal is there
+ * pino-pretty's own. `pico show`, `pico watch` and `pico run` put ledger
+ * text on a terminal through the same `visible` (and `visibleText`, which
+ * keeps an answer's own line breaks). pino-pretty is loaded only when a terminal is there
  * (log.ts), so the daemon under systemd never pays for it. This module does
  * not decide where lines go.
  */
@@ -21,6 +23,11 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** `text` with each control character shown as an escape instead of acted on. */
 export function visible(text: string): string {
   return text.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Multi-line text (an answer) for a terminal: like `visible`, but its own line breaks stay line breaks. */
+export function visibleText(text: string): string {
+  return text.split('\n').map(visible).join('\n');
 }
 
 /** A copy of a parsed record with every string (keys too) made visible. */

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
 import { readLedger } from '../ledger/ledger.js';
 import { emit, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
-import { ApprovalError, pendingApprovals, readDecision, writeDecision, type Decision } from '../approval/decisions.js';
+import { ApprovalError, isDecided, pendingApprovals, writeDecision, type Decision } from '../approval/decisions.js';
 
 /** The person deciding: the OS user running the command. */
 function osUser(): string {
@@ -44,7 +44,7 @@ export function decideCommand(argv: string[], decision: Decision['decision']): n
   if (!existsSync(join(dir, 'job.json'))) throw new UsageError(`no session ${session} under ${join(root, 'sessions')}; check the id and --root`);
   const open = pendingApprovals(readLedger(dir));
   // a request already decided by file but not yet resumed still counts as decided
-  const undecided = open.filter((p) => readDecision(dir, p.step) === null);
+  const undecided = open.filter((p) => !isDecided(dir, p.step));
   let target = step;
   if (target === undefined) {
     if (undecided.length !== 1) {

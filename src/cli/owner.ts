@@ -15,32 +15,12 @@
  * (systemd/install.sh makes it 2770 for the group picoharness). This module
  * writes nothing and changes no ownership.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupName, userName } from '../base/user-name.js';
 import { UsageError } from './args.js';
 
-/** The name of numeric id `id` in a colon-separated database (/etc/passwd, /etc/group: name, password, id, …), or null. */
-function nameIn(file: string, id: number): string | null {
-  try {
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      const [name, , field] = line.split(':');
-      if (name && field !== '' && Number(field) === id) return name;
-    }
-  } catch {
-    // no such file: only the number is known
-  }
-  return null;
-}
-
-/** The login name of `uid` from /etc/passwd, or null (a dynamic systemd user, say). */
-export function userName(uid: number): string | null {
-  return nameIn('/etc/passwd', uid);
-}
-
-/** The group name of `gid` from /etc/group, or null. */
-function groupName(gid: number): string | null {
-  return nameIn('/etc/group', gid);
-}
+export { userName };
 
 /**
  * The inbox's group, whether this process is in it and whether the inbox is group-writable (and

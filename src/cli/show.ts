@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { visible, visibleText } from '../base/log-pretty.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { scanLedger } from '../ledger/scan.js';
@@ -66,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
     // unreadable (a folder where the ledger should be): the check above names it
   }
   const how = { full: !!values.full, rest: `pico show ${id} --root ${root} --full` };
-  emit(!!values.json, events, () => events.map((e) => `#${String(e.seq).padStart(3)} ${e.t.slice(11, 23)} ${describe(e, how)}`).join('\n'));
+  // ledger text is shown, never acted on by the terminal: control characters become escapes (the answer keeps its line breaks)
+  const line = (e: LedgerEvent): string => `#${String(e.seq).padStart(3)} ${visible(e.t.slice(11, 23))} ${e.type === 'answer_sent' ? visibleText(describe(e, how)) : visible(describe(e, how))}`;
+  emit(!!values.json, events, () => events.map(line).join('\n'));
   return reportDamage('show', check) ? EXIT.negative : EXIT.ok;
 }

@@ -16,6 +16,7 @@
  * (a destructive step, src/approval/) is said to wait, with the commands that decide it, and the
  * watch exits 0.
  */
+import { visible } from '../base/log-pretty.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
@@ -96,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
         // describeLine shows it as unreadable
       }
       if (e?.type === 'answer_sent') outcome = e.outcome ?? null;
-      if (!progress) process.stdout.write(`${line}\n`);
+      if (!progress) process.stdout.write(`${visible(line)}\n`); // a JSON line holds no raw control character; a torn one is defanged
       else progress.line(`${describeLine(line, more)}${e && typeof e === 'object' ? progress.onEvent(e as Record<string, unknown>) : ''}`);
     }
   } finally {

@@ -12,13 +12,18 @@
  * `pico check` reads it as closed. A job that began is closed by the runtime
  * (the daemon's close run, or `pico cancel` itself when no daemon runs),
  * which writes its remaining steps as not run and answers from the facts
- * held. This module reads and writes those two files; it does not decide
- * when to cancel. It lives with the daemon, which reads the request, so that
- * the command's side (src/jobs/cancel.ts) imports it from below and the
- * daemon never imports src/jobs/.
+ * held. The request is read through the one safe path
+ * (src/base/safe-open.ts): a symlink, a FIFO, a hard link, a file of a user
+ * the root does not admit or one writable beyond the root's mode is no
+ * request (refusedCancel says why), and reading never blocks. This module
+ * reads and writes those two files; it does not decide when to cancel. It
+ * lives with the daemon, which reads the request, so that the command's side
+ * (src/jobs/cancel.ts) imports it from below and the daemon never imports
+ * src/jobs/.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseJsonQuiet, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
 import { writeFileAtomic } from '../base/durable-file.js';
 
 export const CANCEL_FILE = 'cancel.json';
@@ -43,16 +48,45 @@ export async function writeCancelRequest(sessionDir: string, id: string): Promis
   return r;
 }
 
-/** True when a cancel was asked for this session (one stat). */
-export function cancelRequested(sessionDir: string): boolean {
-  return statSync(join(sessionDir, CANCEL_FILE), { throwIfNoEntry: false }) !== undefined;
+/** A cancel request is a few hundred bytes. */
+const CANCEL_MAX_BYTES = 16 * 1024;
+
+/** Read the request file safely: its text and owner, null when absent; throws UnsafeFileError when refused. */
+function readRequestText(sessionDir: string): { text: string; uid: number } | null {
+  return readPlantedText(rootRules(dirname(dirname(sessionDir))), join(sessionDir, CANCEL_FILE), { maxBytes: CANCEL_MAX_BYTES, what: 'cancel request' });
 }
 
-/** The request, or a minimal one when the file is damaged (a damaged request still cancels: the person asked). */
+/** True when a cancel was asked for this session: one lstat, then a safe read only when something is there. */
+export function cancelRequested(sessionDir: string): boolean {
+  if (lstatSync(join(sessionDir, CANCEL_FILE), { throwIfNoEntry: false }) === undefined) return false;
+  try {
+    return readRequestText(sessionDir) !== null;
+  } catch (err) {
+    if (err instanceof UnsafeFileError) return false; // not a request a person made: refusedCancel says why
+    throw err;
+  }
+}
+
+/** Why the session's cancel.json is not honoured, or null when there is none or it is. */
+export function refusedCancel(sessionDir: string): UnsafeFileError | null {
+  if (lstatSync(join(sessionDir, CANCEL_FILE), { throwIfNoEntry: false }) === undefined) return null;
+  try {
+    readRequestText(sessionDir);
+    return null;
+  } catch (err) {
+    if (err instanceof UnsafeFileError) return err;
+    throw err;
+  }
+}
+
+/** The request, or a minimal one when its content is damaged (a damaged request still cancels: the person asked). */
 export function readCancelRequest(sessionDir: string, id: string): CancelRequest {
   try {
-    const r = JSON.parse(readFileSync(join(sessionDir, CANCEL_FILE), 'utf8')) as CancelRequest;
-    if (r.cancel === 'cancel@1' && typeof r.requested_at === 'string') return r;
+    const f = readRequestText(sessionDir);
+    const json = f === null ? null : parseJsonQuiet(f.text);
+    const r = json && 'value' in json ? (json.value as CancelRequest) : null;
+    // who asked is the file's owner, whatever it says
+    if (r && r.cancel === 'cancel@1' && typeof r.requested_at === 'string') return { ...r, by_uid: f!.uid };
   } catch {
     // below
   }

@@ -12,13 +12,18 @@
  *     one handed to the worker is taken back first; the running one stops
  *     after its current step, as at shutdown, and runs once more to close
  *     (outcome `cancelled`); one on the waiting list is closed the same way.
+ * A request file the daemon will not honour (a symlink, a FIFO, another
+ * user's, too loosely writable: src/base/safe-open.ts) is no request: the
+ * session keeps waiting (or running), and the daemon says why once per file
+ * and reason — `decision_refused` (also shown beside the session in
+ * status.json's waiting list) or `cancel_refused`.
  * This module carries the requests out over the daemon's bookkeeping
  * (context.ts); the worker's answer for a stopped job comes back through
  * settle.ts / settle-failure.ts, which call closeCancelled.
  */
 import { statSync } from 'node:fs';
 import { WaitingList } from '../approval/waiting.js';
-import { cancelReason, cancelRequested, readCancelRequest, writeCancelledResult, type CancelRequest } from './cancel-file.js';
+import { cancelReason, cancelRequested, readCancelRequest, refusedCancel, writeCancelledResult, type CancelRequest } from './cancel-file.js';
 import type { DaemonContext } from './context.js';
 import { sessionFiles } from './paths.js';
 import type { QueuedJob } from './queue.js';
@@ -29,9 +34,14 @@ const APPROVAL_POLL_MS = 1_000;
 /** Open the waiting list and look for requests once every APPROVAL_POLL_MS until teardown. */
 export function watchRequests(d: DaemonContext): void {
   d.waiting = new WaitingList(d.paths.sessions, d.paths.root);
+  d.waiting.onRefused = (w, r) => {
+    d.log.warn({ event: 'decision_refused', job: w.session, session: w.session, step: w.step, file: r.file, reason: r.reason, owner: r.owner }, `the decision for step ${w.step} of ${w.session} is refused: ${r.message}`);
+    publishWaiting(d);
+  };
+  const told = new Set<string>();
   const poll = setInterval(() => {
     pollApprovals(d);
-    pollCancels(d);
+    pollCancels(d, told);
   }, APPROVAL_POLL_MS).unref();
   d.closers.push({ name: 'approval poll', close: () => clearInterval(poll) });
 }
@@ -64,12 +74,20 @@ function pollApprovals(d: DaemonContext): void {
  * current step (as at shutdown) and is then run once more to close it; one waiting for
  * approval is closed the same way.
  */
-function pollCancels(d: DaemonContext): void {
+function pollCancels(d: DaemonContext, told: Set<string>): void {
   if (d.stop.signal.aborted || !d.runtime) return;
   const asked = (id: string): CancelRequest | null => {
     if (d.cancels.has(id)) return null;
     const dir = sessionFiles(d.paths, id).dir;
-    if (!cancelRequested(dir)) return null;
+    if (!cancelRequested(dir)) {
+      const r = refusedCancel(dir);
+      const key = r ? `${id}\0${r.reason}` : '';
+      if (r && !told.has(key)) {
+        told.add(key);
+        d.log.warn({ event: 'cancel_refused', job: id, session: id, file: r.file, reason: r.reason, owner: r.owner }, `the cancel request of ${id} is refused: ${r.message}`);
+      }
+      return null;
+    }
     const req = readCancelRequest(dir, id);
     d.cancels.set(id, req);
     d.log.info({ event: 'cancel_requested', job: id, session: id, requested_at: req.requested_at }, `cancel of ${id} asked for (pico cancel)`);
@@ -133,6 +151,6 @@ export async function closeCancelled(d: DaemonContext, item: QueuedJob, req: Can
 
 /** Show the waiting list in status.json. */
 function publishWaiting(d: DaemonContext): void {
-  const list = d.waiting!.list().map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since }));
+  const list = d.waiting!.list().map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since, ...(w.refused ? { refused: w.refused } : {}) }));
   d.status.update((s) => (s.waiting = list));
 }

@@ -8,14 +8,19 @@
  * `pico status` warns at. The daemon reads it at start and again on SIGHUP
  * (`systemctl reload picoharness`); a command-line flag wins over the file.
  * A file that does not parse is refused with its path and the fix; on a
- * reload the daemon then keeps the settings it has. This module reads the
- * file and nothing else.
+ * reload the daemon then keeps the settings it has. The file is read through
+ * the one safe path (src/base/safe-open.ts): a symlink, a FIFO, a file of
+ * another user or one writable beyond the root's mode is refused without a
+ * byte of it quoted, and never blocks. This module reads the file and
+ * nothing else.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJsonQuiet, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
 import { z } from 'zod';
 
 export const SETTINGS_FILE = 'settings.json';
+/** settings.json is a handful of fields: anything bigger is not one */
+const SETTINGS_MAX_BYTES = 64 * 1024;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
@@ -68,17 +73,18 @@ export function loadSettings(root: string): { settings: DaemonSettings; file: st
   const file = join(root, SETTINGS_FILE);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    const f = readPlantedText(rootRules(root), file, { maxBytes: SETTINGS_MAX_BYTES, what: 'settings file' });
+    if (f === null) return { settings: defaultSettings(), file, present: false };
+    text = f.text;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: defaultSettings(), file, present: false };
-    throw new SettingsError(`${file}: cannot be read: ${(err as Error).message}`, file, `make ${file} readable by the daemon's user, or remove it to use the defaults`);
+    if (err instanceof UnsafeFileError) throw new SettingsError(err.message, file, err.fix);
+    throw new SettingsError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file, `make ${file} readable by the daemon's user, or remove it to use the defaults`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new SettingsError(`${file}: not JSON: ${(err as Error).message}`, file, `correct the JSON in ${file} (the README's "Settings" section shows every field), or remove it to use the defaults`);
+  const parsed = parseJsonQuiet(text);
+  if ('problem' in parsed) {
+    throw new SettingsError(`${file}: ${parsed.problem}`, file, `correct the JSON in ${file} (the README's "Settings" section shows every field), or remove it to use the defaults`);
   }
+  const raw = parsed.value;
   const r = settingsSchema.safeParse(raw);
   if (!r.success) {
     const problems = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top)'}: ${i.message}`).join('; ');

@@ -11,13 +11,16 @@
  * a little dearer, so a status written 20 times a second during a burst
  * slowed the jobs it described. While the disk refuses writes, `paused` says
  * why; so that this can still be written on a full disk, a 64 KiB reserve
- * file beside it is given up for it (and made again once writing works).
+ * file beside it is given up for it (and made again once writing works):
+ * the status is written into the reserve's own inode and renamed into place,
+ * so it needs neither a free byte nor a free inode (a filesystem out of
+ * inodes refuses every new file with ENOSPC while bytes are free).
  * On exit the file is marked `stopped`; a reader tells a live daemon from a stale file
  * (SIGKILL, power loss) by checking that the pid is alive and is still the
  * same process (proc.ts).
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isStorageError } from '../base/storage-error.js';
 import { BUDGET_CLASSES, type BudgetClass } from '../base/ids.js';
@@ -52,7 +55,7 @@ export interface DaemonStatus {
   /** set while sessions wait because the disk refused a write (a full disk, an I/O error) */
   paused?: { code: string; reason: string; fix: string; since: string; retry_in_ms: number } | null;
   /** sessions stopped at a destructive step until a person runs pico approve / pico deny */
-  waiting?: { session: string; step: string; tool: string | null; since: string }[];
+  waiting?: { session: string; step: string; tool: string | null; since: string; refused?: string }[];
 }
 
 const RECENT = 10;
@@ -117,15 +120,71 @@ export class StatusPublisher {
       await mkdir(this.paths.daemonDir, { recursive: true });
       try {
         await writeFileAtomic(this.paths.status, text, false);
+        if (this.reserveUsed) {
+          this.reserveUsed = false;
+          await this.keepReserve(); // writing works again: the next full disk finds a reserve
+        }
       } catch (err) {
-        // a full disk is exactly when `pico status` must say so: give up the reserve and try once more
-        if (!isStorageError(err) || !(await rm(this.reservePath).then(() => true, () => false))) throw err;
-        await writeFileAtomic(this.paths.status, text, false);
+        // a full disk (or one out of inodes) is exactly when `pico status` must say so: the reserve becomes the status
+        if (!isStorageError(err)) throw err;
+        if (!(await this.writeIntoReserve(text)) && !(await this.overwriteInPlace(text))) throw err;
       }
     });
     this.writing = run.catch(() => undefined);
     return run.then(() => null, (err: Error) => err);
   }
+
+  /**
+   * Write `text` into the reserve file's inode and rename it over the status: no new inode and no
+   * new byte is needed. The rename frees the old status's inode and bytes, which a new (empty)
+   * reserve takes at once, so the next write during the same pause finds one again. False when
+   * there is no reserve.
+   */
+  private async writeIntoReserve(text: string): Promise<boolean> {
+    let fh;
+    try {
+      fh = await open(this.reservePath, 'r+');
+    } catch {
+      return false;
+    }
+    try {
+      await fh.truncate(0);
+      await fh.write(text, 0);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(this.reservePath, this.paths.status);
+    this.reserveUsed = true;
+    await writeFile(this.reservePath, '', { flag: 'wx' }).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * The last resort when the reserve is gone too (something else took every inode it freed): the
+   * status file is rewritten in its own inode, padded with spaces so it never shrinks (no
+   * truncation, so a reader sees the old text or the new, and readStatus looks twice at a torn
+   * one). False when there is no status file to rewrite.
+   */
+  private async overwriteInPlace(text: string): Promise<boolean> {
+    let fh;
+    try {
+      fh = await open(this.paths.status, 'r+');
+    } catch {
+      return false;
+    }
+    try {
+      const size = (await fh.stat()).size;
+      await fh.write(text.padEnd(size, ' '), 0);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    return true;
+  }
+
+  /** the reserve was written as the status: make a full one again once writing works */
+  private reserveUsed = false;
 
   private get reservePath(): string {
     return join(this.paths.daemonDir, 'status.reserve');
@@ -133,11 +192,12 @@ export class StatusPublisher {
 
   /**
    * Keep a small file of zeros beside the status (made at start and again after a full disk
-   * cleared), so the status can still be written when the disk fills up: the reserve is
-   * deleted to make room for it.
+   * cleared), so the status can still be written when the disk fills up or runs out of inodes:
+   * the status is then written into the reserve's inode (writeIntoReserve).
    */
   async keepReserve(): Promise<void> {
-    await writeFile(this.reservePath, Buffer.alloc(RESERVE_BYTES), { flag: 'wx' }).catch(() => undefined);
+    // rewritten in place when it is there (after a pause it holds an old status), made when it is not
+    await writeFile(this.reservePath, Buffer.alloc(RESERVE_BYTES)).catch(() => undefined);
   }
 }
 
@@ -149,12 +209,19 @@ export type StatusReading =
 
 /** Read the status file and tell a live daemon from a clean stop and from a stale file. */
 export function readStatus(paths: DaemonPaths): StatusReading {
-  let status: DaemonStatus;
-  try {
-    status = JSON.parse(readFileSync(paths.status, 'utf8')) as DaemonStatus;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'never', path: paths.status };
-    throw new Error(`${paths.status}: unreadable status file (${(err as Error).message}); delete it — the daemon rewrites it on start`);
+  let status: DaemonStatus | null = null;
+  for (let attempt = 0; status === null; attempt++) {
+    try {
+      status = JSON.parse(readFileSync(paths.status, 'utf8')) as DaemonStatus;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'never', path: paths.status };
+      // on a full disk the daemon may be rewriting the file in place (overwriteInPlace): look again
+      if (err instanceof SyntaxError && attempt < 3) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30);
+        continue;
+      }
+      throw new Error(`${paths.status}: unreadable status file (${(err as Error).message}); delete it — the daemon rewrites it on start`);
+    }
   }
   if (status.state === 'stopped') return { state: 'stopped', status };
   return stillRunning(status.pid, status.identity ?? undefined) ? { state: 'running', status } : { state: 'stale', status };

@@ -4,7 +4,11 @@
  * dies or gets a signal of its own.
  *
  * The worker starts with the daemon (so a root whose manifests do not load
- * stops the daemon before READY, exit 3) and exits after `idleMs` without
+ * stops the daemon before READY, exit 3). A worker that dies while starting
+ * (killed, crashed: no answer of its own) is not the root's fault: start()
+ * tries again with a doubling backoff and gives up only after
+ * START_ATTEMPTS deaths in a row, saying each death, so systemd's restart
+ * applies to what is really broken. It exits after `idleMs` without
  * work, handing its memory back; the next job starts a new one. The daemon
  * may hand over the next session while one runs (the worker handles them in
  * order), and take it back with `cancel` until it begins. If the worker dies,
@@ -30,6 +34,10 @@ import { KEEP_LAST_GOOD, type FromWorker, type RunOutcome, type StepProgress, ty
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
 /** How long a worker may take to close after `exit` before it is killed. */
 const EXIT_TIMEOUT_MS = 10_000;
+
+/** Starts of the first worker tried before the daemon gives up, and the first wait between two (doubled each time). */
+export const START_ATTEMPTS = 5;
+const START_BACKOFF_MS = 250;
 
 export class WorkerStartError extends Error {
   override name = 'WorkerStartError';
@@ -128,7 +136,23 @@ export class WorkerHost {
 
   /** Start a worker now (the daemon does this before READY); throws WorkerStartError when the root does not open. */
   async start(): Promise<void> {
-    await this.ensure();
+    const deaths: string[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ensure();
+        return;
+      } catch (err) {
+        // a worker that said why it cannot start (the manifests, the root) says the same next time
+        if (!(err instanceof WorkerStartError) || err.workerErrorName !== 'WorkerDied') throw err;
+        deaths.push(err.message);
+        if (attempt >= START_ATTEMPTS) {
+          throw new WorkerStartError(`the session worker died before it was ready ${attempt} times in a row (${deaths.join('; ')}); look for what kills it (the OOM killer, a memory limit: journalctl -k)`, 'WorkerDied');
+        }
+        const wait = START_BACKOFF_MS * 2 ** (attempt - 1);
+        this.opts.log.warn({ event: 'worker_start_failed', attempt, of: START_ATTEMPTS, retry_in_ms: wait, err: err.message }, `${err.message}; starting another in ${wait} ms (attempt ${attempt + 1} of ${START_ATTEMPTS})`);
+        await sleep(wait);
+      }
+    }
   }
 
   /**

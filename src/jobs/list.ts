@@ -11,11 +11,15 @@
  *     the daemon reaches it).
  * The age is the submit time, which a session id carries (to the second), so a listing of
  * thousands of sessions stats no file for it. Only what the filter needs is read: done jobs'
- * results are not opened when the filter asks for queued ones. This module reads; it never
+ * results are not opened when the filter asks for queued ones. Job and result files are
+ * opened through the one safe path (src/base/safe-open.ts): a FIFO or a link planted in the
+ * inbox or a session folder is shown without its fields, never opened for a blocking read or
+ * followed. This module reads; it never
  * writes, and it does not decide what a cancel or a retry does (cancel.ts, retry.ts).
  */
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fstatSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { openPlanted, parseJsonQuiet, readPlantedText, rootRules, type RootRules } from '../base/safe-open.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { isIgnoredName } from '../daemon/inspect.js';
 import { daemonPaths, sessionFiles, type DaemonPaths } from '../daemon/paths.js';
@@ -68,6 +72,12 @@ function context(root: string): Context {
   return { paths, daemon, approvals: null };
 }
 
+/** Job and result files are small documents; a cap far above them. */
+const JOB_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The safe-read rules of the root a file at <root>/sessions/<folder>/<file> belongs to. */
+const rulesFor = (file: string): RootRules => rootRules(dirname(dirname(dirname(file))));
+
 /** The submit time a session id carries ("20261129-113512-…" → 2026-11-29T11:35:12Z), else the file's mtime. */
 function submittedAt(id: string, file: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(id);
@@ -82,7 +92,10 @@ function submittedAt(id: string, file: string): string {
 /** goal, label and class of a job file, or nulls when it does not parse. */
 function readJobFields(file: string): { goal: string | null; label: string | null; budget_class: string | null } {
   try {
-    const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const f = readPlantedText(rulesFor(file), file, { maxBytes: JOB_MAX_BYTES, what: 'job file' });
+    const json = f === null ? null : parseJsonQuiet(f.text);
+    if (json === null || !('value' in json)) throw new Error('no job');
+    const j = json.value as Record<string, unknown>;
     const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
     const plan = Array.isArray(j.plan) ? (j.plan as Record<string, unknown>[]) : [];
     const first = plan[0] ? `${str(plan[0].step) ?? '?'}: ${str(plan[0].tool) ?? str(plan[0].capability) ?? ''}` : null;
@@ -100,9 +113,11 @@ function readJobFields(file: string): { goal: string | null; label: string | nul
 function readOutcome(file: string): string | null {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    const f = openPlanted(rulesFor(file), file, { maxBytes: JOB_MAX_BYTES, what: 'result file' });
+    if (f === null) return null;
+    fd = f.fd;
   } catch {
-    return null;
+    return null; // refused (a link, a FIFO, another user's): not a result this listing believes
   }
   let text: string;
   try {

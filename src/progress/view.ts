@@ -10,8 +10,11 @@
  * terminal the live line is cut to the terminal's width (a wrapped line
  * cannot be rewritten with `\r`); it is transient, and every fact it shows
  * is also in the permanent lines and the ledger. It knows nothing of steps
- * or ledgers (steps.ts does).
+ * or ledgers (steps.ts does). Every text it is given has its control
+ * characters shown as escapes (the log formatter's `visible`): a ledger's
+ * text cannot move the cursor, ring the bell or retitle the terminal.
  */
+import { visible, visibleText } from '../base/log-pretty.js';
 
 export interface ProgressOutput {
   write(s: string): unknown;
@@ -45,14 +48,16 @@ export class LiveView {
   }
 
   /** A line that stays. */
-  line(text: string): void {
+  line(raw: string): void {
+    const text = visibleText(raw); // ledger text never moves the cursor or colours the screen
     if (this.tty && this.shown !== null) this.out.write(ERASE);
     this.out.write(`${text}\n`);
     if (this.tty && this.shown !== null) this.out.write(this.fit(this.shown));
   }
 
   /** The live text (null: nothing in flight). A plain output prints it when `every` ms have passed since the last. */
-  live(text: string | null): void {
+  live(raw: string | null): void {
+    const text = raw === null ? null : visible(raw);
     if (!this.tty) {
       const now = this.now();
       if (text === null) {

@@ -7,14 +7,16 @@
  *     or a path inside the root that stays inside it after symlinks;
  *   - a placeholder is a whole argv element ("{msg}", "{msg?}", or
  *     "--opt={msg}" with the value attached; never "echo {msg}"), names a
- *     property of input_schema, and never is the program itself — nor
- *     `env`'s program or variable;
+ *     property of input_schema, and never is the program itself — nor the
+ *     program a wrapper runs (`env`, `timeout`, `nice`, `xargs`, `find -exec`,
+ *     …: base/argv-grammar.ts follows them) or a wrapper's own option;
  *   - an interpreter's code (`sh -c CODE`, `python3 -c`, `node -e`, a script
- *     file, awk's program, …) is a literal: a placeholder there, or among the
- *     interpreter's own options before it, would run the argument as code or
- *     choose the code. Placeholders after the literal code are its positional
- *     parameters ($1..$n) and are admitted (argv-grammar.ts says where the
- *     code is);
+ *     file, awk's program, …) is a literal, behind any wrappers and past a
+ *     `--`: a placeholder there, or among the interpreter's own options before
+ *     it, would run the argument as code or choose the code. Placeholders
+ *     after the literal code are its positional parameters ($1..$n) and are
+ *     admitted; an interpreter behind xargs or find -exec without literal code
+ *     would run their input, and is refused in shell providers too;
  *   - a tool's host_view does not rule out its own requires_isolation (a
  *     view lowers the level of its runs, host-view.ts);
  *
@@ -26,7 +28,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { COMMAND_DIRS } from './settings.js';
 import { bestLevel, type HostView } from './host-view.js';
 import { type IsolationLevel, meetsLevel } from './levels.js';
-import { embedsPlaceholder, interpreterArgv, placeholder } from './argv-grammar.js';
+import { argumentHazards, embedsPlaceholder, placeholder } from '../base/argv-grammar.js';
 
 /** One problem of a manifest file: where it is (file, key path), what is wrong, and the fix. load.ts collects them. */
 export interface ManifestIssue {
@@ -74,35 +76,28 @@ export function checkProgram(file: string, at: string, program: string, root: st
 
 /** Check every element of a tool's argv: whole placeholders of known arguments, no code (and no program) from arguments. */
 export function checkToolArgv(file: string, command: readonly string[], properties: readonly string[], issues: ManifestIssue[]): void {
-  const holes: number[] = [];
   command.forEach((el, i) => {
     const p = placeholder(el);
     if (p === null && embedsPlaceholder(el)) {
       issues.push({ file, path: `command.${i}`, message: `${JSON.stringify(el)} has a placeholder inside a larger string; it would be passed as written, never filled`, fix: 'make the placeholder its own argv element, e.g. ["echo", "{msg}"] instead of ["echo {msg}"], or attach it to an option as "--opt={msg}"' });
     }
     if (p === null) return;
-    holes.push(i);
     if (!properties.includes(p.name)) {
       issues.push({ file, path: `command.${i}`, message: `placeholder {${p.name}} names no property of input_schema`, fix: `add "${p.name}" to input_schema.properties or fix the name` });
     }
   });
-  if (holes.length === 0) return;
-  if (command[0]!.slice(command[0]!.lastIndexOf('/') + 1) === 'env') {
-    // env's arguments up to its program are variables and the program itself
-    let prog = 1;
-    while (prog < command.length && placeholder(command[prog]!) === null && (command[prog]!.startsWith('-') || command[prog]!.includes('='))) prog++;
-    for (const i of holes.filter((h) => h <= prog)) {
-      issues.push({ file, path: `command.${i}`, message: `env would take the argument ${command[i]} as a variable or as the program to run`, fix: 'name the variables and the program literally; pass arguments after the program' });
-    }
-  }
-  const interp = interpreterArgv(command);
-  if (!interp) return;
-  for (const i of holes) {
-    const before = interp.code === null || i <= interp.code;
-    if (!before && !interp.flagged.includes(i)) continue; // a positional parameter of literal code
-    const what = i === interp.code || interp.flagged.includes(i) ? 'run the argument' : 'read the argument';
-    const how = i === interp.code || interp.flagged.includes(i) ? 'as code' : 'as one of its own options, before its code';
-    issues.push({ file, path: `command.${i}`, message: `${command[interp.at]} would ${what} ${command[i]} ${how}`, fix: `keep the code literal and pass the argument after it as a positional parameter (e.g. ["sh", "-c", "grep -- \\"$1\\" file", "sh", "{pattern}"]), or run the program directly without a shell` });
+  checkCodeHazards(file, command, issues);
+}
+
+/**
+ * The one rule on code (base/argv-grammar.ts's argumentHazards): no argument chooses a program or
+ * becomes code, through any wrapper, and nothing xargs or find -exec appends becomes an
+ * interpreter's code. For tool argv and shell providers' argv alike.
+ */
+export function checkCodeHazards(file: string, command: readonly string[], issues: ManifestIssue[], filled = true): void {
+  // a provider's argv is never filled (its input comes on stdin): only what xargs or find would append counts
+  for (const h of argumentHazards(command, filled ? undefined : () => false)) {
+    issues.push({ file, path: `command.${h.index}`, message: h.message, fix: 'keep the program, its wrappers\' options and an interpreter\'s code literal, and pass the argument after the code as a positional parameter (e.g. ["sh", "-c", "grep -- \\"$1\\" file", "sh", "{pattern}"]), or run the program directly without a shell' });
   }
 }
 

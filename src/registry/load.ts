@@ -7,10 +7,12 @@
  * did-you-mean — a misspelt `secuirty` must never silently widen a boundary.
  * Cross-references (a provider implementing an unknown capability, a data
  * capability claiming control, an unknown escalation target) are checked
- * after each file is valid on its own.
+ * after each file is valid on its own. A manifest means one thing
+ * (manifest-text.ts): read without following a link, UTF-8, no key twice,
+ * no id in two files, no provider serving a control and a data capability.
  */
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { checkHostView, checkInsideRoot, checkProgram, checkToolArgv, type ManifestIssue } from './boundary.js';
+import { readdirSync, existsSync } from 'node:fs';
+import { checkCodeHazards, checkHostView, checkInsideRoot, checkProgram, checkToolArgv, type ManifestIssue } from './boundary.js';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { compileSchema } from '../ladder/schemas.js';
@@ -19,6 +21,7 @@ import {
   capabilityManifestSchema, providerManifestSchema, toolManifestSchema,
   type CapabilityManifest, type ProviderManifest, type ToolManifest,
 } from './manifest.js';
+import { duplicateId, manifestJson, ManifestReadError, mixedServing, readManifestText } from './manifest-text.js';
 import { Registry } from './registry.js';
 import { Scope } from './scope.js';
 
@@ -67,7 +70,7 @@ export function folderSource(root: string): ManifestSource {
       if (!checkInsideRoot(`manifests/${dir}`, abs, root, issues)) return [];
       return readdirSync(abs).filter((name) => name.startsWith('.') || checkInsideRoot(`manifests/${dir}/${name}`, join(abs, name), root, issues));
     },
-    read: (file) => readFileSync(join(root, file), 'utf8'),
+    read: (file) => readManifestText(root, file),
   };
 }
 
@@ -82,6 +85,7 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
     const json = readJson(source, file, issues);
     if (json === undefined) continue;
     const id = typeof json.$id === 'string' ? json.$id : file.replace(/^.*\//, '').replace(/\.json$/, '');
+    if (docs.schemas[id]) issues.push(duplicateId('schema', id, files[`schema:${id}`]!, file));
     try {
       handles[id] = compileSchema(json, id);
       docs.schemas[id] = json;
@@ -127,6 +131,7 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
 
 /** References between manifests that no single file can check. */
 function crossCheck(docs: LoadedRoot['documents'], files: Record<string, string>, issues: ManifestIssue[]): void {
+  issues.push(...mixedServing(Object.values(docs.providers), (cap) => docs.capabilities[cap]?.control, (id) => files[`provider:${id}`]!));
   for (const c of Object.values(docs.capabilities)) {
     for (const s of c.schemas) {
       if (!docs.schemas[s]) issues.push({ file: files[`capability:${c.id}`]!, path: 'schemas', message: `schema "${s}" does not exist`, fix: `add manifests/schemas/${s}.json or remove it` });
@@ -175,6 +180,7 @@ function boundaries(root: string, docs: LoadedRoot['documents'], files: Record<s
     if (p.kind !== 'shell') continue;
     const file = files[`provider:${p.id}`]!;
     checkProgram(file, 'command', p.command[0]!, root, issues);
+    checkCodeHazards(file, p.command, issues, false);
   }
 }
 
@@ -198,17 +204,15 @@ function readJson(source: ManifestSource, file: string, issues: ManifestIssue[])
   try {
     text = source.read(file);
   } catch (err) {
-    issues.push({ file, path: '', message: `cannot be read: ${(err as Error).message}`, fix: 'check the file permissions' });
+    issues.push({ file, path: '', message: err instanceof ManifestReadError ? err.message : `cannot be read: ${(err as Error).message}`, fix: err instanceof ManifestReadError ? err.fix : 'check the file permissions' });
     return undefined;
   }
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('the top level is not an object');
-    return v as Record<string, unknown>;
-  } catch (err) {
-    issues.push({ file, path: '', message: `is not valid JSON: ${(err as Error).message}`, fix: 'fix the JSON syntax (a linter such as `node -e "JSON.parse(require(\'fs\').readFileSync(0))" < FILE` shows where)' });
+  const r = manifestJson(file, text);
+  if ('issues' in r) {
+    issues.push(...r.issues);
     return undefined;
   }
+  return r.value;
 }
 
 function zodIssue(file: string, i: z.core.$ZodIssue): ManifestIssue {

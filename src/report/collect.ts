@@ -10,10 +10,14 @@
  * scan.ts) in its loose mode and never moves or truncates anything: a torn
  * last line is left out (the intact prefix is read, as the writer would keep
  * it), and a ledger damaged before its end is skipped and named, so one bad
- * file never stops the report. This module returns data; charts.ts and
+ * file never stops the report. Ledgers and result files are read through the
+ * one safe path (src/base/safe-open.ts): a symlink, a FIFO or another user's
+ * file in a session folder is skipped and named, never followed or opened
+ * for a blocking read. This module returns data; charts.ts and
  * page.ts draw it.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { parseJsonQuiet, readPlanted, readPlantedText, rootRules, UnsafeFileError, type RootRules } from '../base/safe-open.js';
 import { join } from 'node:path';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { scanLedger } from '../ledger/scan.js';
@@ -24,6 +28,9 @@ const DAY_MS = 86_400_000;
 /** Rows kept in the long tables: the page is for reading, `--json` for everything else. */
 export const TOP_SIGNATURES = 15;
 const MAX_SKIPPED_LISTED = 20;
+/** A ledger bigger than this is skipped and named rather than read into memory. */
+const LEDGER_MAX_BYTES = 512 * 1024 * 1024;
+const RESULT_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface ReportData {
   report: 'report@1';
@@ -69,9 +76,12 @@ export interface CollectOptions {
 }
 
 /** What result.json says of a session (e.g. a job cancelled in the queue, which has no ledger), or null. */
-function resultOf(dir: string): { outcome: string; at: string | null } | null {
+function resultOf(rules: RootRules, dir: string): { outcome: string; at: string | null } | null {
   try {
-    const doc = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome?: unknown; ended_at?: unknown; started_at?: unknown };
+    const f = readPlantedText(rules, join(dir, 'result.json'), { maxBytes: RESULT_MAX_BYTES, what: 'result file' });
+    const json = f === null ? null : parseJsonQuiet(f.text);
+    if (json === null || !('value' in json) || json.value === null || typeof json.value !== 'object') return null;
+    const doc = json.value as { outcome?: unknown; ended_at?: unknown; started_at?: unknown };
     if (typeof doc.outcome !== 'string' || !/^[a-z_]{1,32}$/.test(doc.outcome)) return null;
     const at = [doc.started_at, doc.ended_at].find((t): t is string => typeof t === 'string' && Number.isFinite(Date.parse(t))) ?? null;
     return { outcome: doc.outcome, at };
@@ -93,22 +103,28 @@ export function collectReport(o: CollectOptions): ReportData {
     if (ledgers.skipped_list.length < MAX_SKIPPED_LISTED) ledgers.skipped_list.push({ session, reason });
   };
   const dir = sessionsDirFor(o.root);
+  const rules = rootRules(o.root);
   const names = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && isSessionFolderName(d.name)).map((d) => d.name).sort() : [];
   for (const name of names) {
     const sdir = join(dir, name);
     const path = join(sdir, LEDGER_FILE);
     let bytes: Buffer;
     try {
-      if (statSync(path).mtimeMs < sinceMs) {
+      const st = lstatSync(path);
+      if (st.isFile() && st.mtimeMs < sinceMs) {
         ledgers.outside_window++;
         continue;
       }
-      bytes = readFileSync(path);
+      // a ledger is read like any file a session could plant: no link followed, no FIFO opened
+      const f = readPlanted(rules, path, { maxBytes: LEDGER_MAX_BYTES, what: 'ledger' });
+      if (f === null) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
+      bytes = f.bytes;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') skip(name, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      if (e instanceof UnsafeFileError) skip(name, `not read: ${e.message}`);
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOENT') skip(name, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       else {
         // no ledger: a job that ended before it started (cancelled in the queue) still counts, on its result's day
-        const res = resultOf(sdir);
+        const res = resultOf(rules, sdir);
         if (res === null || res.at === null) ledgers.no_ledger++;
         else if (Date.parse(res.at) < sinceMs) ledgers.outside_window++;
         else acc.addResultOnly(res.outcome, res.at);
@@ -133,7 +149,7 @@ export function collectReport(o: CollectOptions): ReportData {
     ledgers.read++;
     if (scan.torn) ledgers.torn_tail++;
     if (readdirSync(sdir).some((f) => f.startsWith(`${LEDGER_FILE}.torn-`) || f.startsWith(`${LEDGER_FILE}.damaged-`))) ledgers.with_set_aside++;
-    acc.add(name, events, resultOf(sdir)?.outcome ?? null);
+    acc.add(name, events, resultOf(rules, sdir)?.outcome ?? null);
   }
   return build(o, now, since, period, acc, ledgers);
 }

@@ -18,14 +18,21 @@
  * between batches when its signal aborts, and takes at most `limit` items
  * (the rest is for the next run: `more`). The shared composition documents
  * (sessions/.compositions/) stay; a new session may link any of them.
+ *
+ * Nothing outside sessions/ is ever moved, written or deleted: candidates.ts
+ * leaves planted links and mounts (reported in `kept`), and when the trash
+ * folder, or with --archive the archive folder, is a symlink or otherwise
+ * refused (src/base/safe-open.ts), the run removes nothing, says why in
+ * `kept`, and leaves the link where it is.
  */
 import { existsSync } from 'node:fs';
+import { checkFolder, rootRules, UnsafeFileError } from '../base/safe-open.js';
 import { basename, join } from 'node:path';
 import { MemoryIndex } from '../memory/memory-index.js';
 import { dbPathFor } from '../memory/paths.js';
-import { addToArchive, monthArchive, removeStrayTemps } from './archive.js';
+import { addToArchive, ARCHIVE_DIR, monthArchive, removeStrayTemps } from './archive.js';
 import { selectOlderThan, type Candidate, type Kept } from './candidates.js';
-import { emptyTrashEntry, moveToTrash, trashEntries, type TrashEntry } from './remove.js';
+import { emptyTrashEntry, moveToTrash, TRASH_DIR, trashEntries, type TrashEntry } from './remove.js';
 
 export interface GcOptions {
   root: string;
@@ -93,6 +100,21 @@ export async function collectGarbage(o: GcOptions): Promise<GcReport> {
     cutoff: new Date(cutoff).toISOString(), dry_run: o.dryRun, archive: o.archive,
     sessions: 0, rejected: 0, bytes: 0, items: [], archives: [], kept: [], finished_leftovers: 0, more: false,
   };
+  // the folders gc writes into must be the root's own: a planted link there would carry the removal outside
+  const rules = rootRules(o.root);
+  const refused = [TRASH_DIR, ARCHIVE_DIR].map((name) => {
+    try {
+      checkFolder(rules, join(sessionsDir, name));
+      return null;
+    } catch (err) {
+      if (err instanceof UnsafeFileError) return { name: `sessions/${name}`, why: `${err.message}: gc removes and archives nothing until it is a folder of the root again` };
+      throw err;
+    }
+  }).filter((k) => k !== null);
+  if (refused.length > 0) {
+    report.kept = [...refused, ...selectOlderThan(sessionsDir, cutoff).kept];
+    return report;
+  }
   if (!o.dryRun) {
     const leftovers = trashEntries(sessionsDir);
     await finish(o.root, leftovers);

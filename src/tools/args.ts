@@ -26,7 +26,7 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { ProviderError } from '../runtime/provider.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
-import { interpreterArgv, placeholder } from '../registry/argv-grammar.js';
+import { interpreterArgv, placeholder } from '../base/argv-grammar.js';
 import type { ToolManifest } from '../registry/manifest.js';
 
 const handles = new WeakMap<ToolManifest, SchemaHandle>();

@@ -11,7 +11,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { placeholder } from '../registry/argv-grammar.js';
+import { placeholder } from '../base/argv-grammar.js';
 
 /** Real paths of existing files or folders named by absolute (or root-relative, with a "/") argv elements. */
 export function argvFiles(elements: readonly string[], root: string): string[] {

@@ -13,6 +13,7 @@ import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { runTool } from '../../src/tools/run.js';
+import { userName } from '../../src/base/user-name.js';
 import { makeRoot, newSession, put } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -30,24 +31,32 @@ const job = parseJob({
   ],
 });
 const grant = (step = 'prune') => ({ decision: 'granted' as const, step, by: 'alice', at: '2026-12-01T10:00:00.000Z', reason: null });
+/** Who a decision names: the owner of its file (this process's user), never what the file says. */
+const me = userName(process.geteuid!()) ?? `uid ${process.geteuid!()}`;
+/** A session folder in a root of its own (a decision file is judged by the root's owner and mode). */
+function sessionDir(): string {
+  const dir = join(tempDir('pico-approval-'), 'sessions', 's');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
 
 describe('decision files', () => {
-  it('are written 0600 and read back; a second decision for the step is refused', () => {
-    const dir = tempDir('pico-approval-');
+  it('are written 0600 and read back, naming the file\'s owner as who decided; a second decision for the step is refused', () => {
+    const dir = sessionDir();
     const path = writeDecision(dir, grant());
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readDecision(dir, 'prune')).toEqual(grant());
+    expect(readDecision(dir, 'prune')).toEqual({ ...grant(), by: me });
     expect(readDecision(dir, 'other')).toBeNull();
     expect(() => writeDecision(dir, { ...grant(), decision: 'denied' })).toThrow(/already decided .*final/);
   });
 
   it('a damaged decision file or one for another step is an error naming the file and the fix', () => {
-    const dir = tempDir('pico-approval-');
-    mkdirSync(join(dir, 'approvals'));
-    writeFileSync(decisionPath(dir, 'prune'), '{"decision": "yes"');
+    const dir = sessionDir();
+    mkdirSync(join(dir, 'approvals'), { mode: 0o700 });
+    writeFileSync(decisionPath(dir, 'prune'), '{"decision": "yes"', { mode: 0o600 });
     expect(() => readDecision(dir, 'prune')).toThrow(ApprovalError);
     expect(() => readDecision(dir, 'prune')).toThrow(/prune\.json: not a decision file.*remove it and decide again/);
-    writeFileSync(decisionPath(dir, 'x'), JSON.stringify(grant('prune')));
+    writeFileSync(decisionPath(dir, 'x'), JSON.stringify(grant('prune')), { mode: 0o600 });
     expect(() => readDecision(dir, 'x')).toThrow(/decides step "prune", not "x"/);
   });
 
@@ -86,7 +95,7 @@ describe('the runtime gate', () => {
     const r = await rt.runSession(id, { approvals: true });
     expect(r.outcome).toBe('answered');
     const events = readLedger(dir);
-    expect(events.find((e) => e.type === 'approval_granted')).toMatchObject({ step: 'prune', by: 'alice', decided_at: grant().at });
+    expect(events.find((e) => e.type === 'approval_granted')).toMatchObject({ step: 'prune', by: me, decided_at: grant().at });
     expect(pendingApprovals(events)).toEqual([]);
     expect(readdirSync(join(root, 'examples', 'archive')).length).toBe(2);
   });

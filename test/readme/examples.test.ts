@@ -17,6 +17,7 @@ import { readLedgerText } from '../../src/ledger/ledger.js';
 import { tempDir } from '../helpers/temp.js';
 import { MAIN_JS, pico, startDaemon } from '../daemon/spawn.js';
 import { exampleFiles, README, runLines, section } from './readme.js';
+import { userName } from '../../src/base/user-name.js';
 
 const REFERENCE = section(README, /^## Files you write$/);
 const FILES = exampleFiles(REFERENCE);
@@ -131,7 +132,8 @@ describe('the README reference "Files you write"', () => {
     const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string };
     expect(result.outcome).toBe('answered');
     const events = readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
-    expect(events.find((e) => e.type === 'approval_granted')).toMatchObject({ step: 'prune', by: 'pi' });
+    // `by` is the decision file's owner (this process's user), not the example's text
+    expect(events.find((e) => e.type === 'approval_granted')).toMatchObject({ step: 'prune', by: userName(process.geteuid!()) ?? `uid ${process.geteuid!()}` });
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 60_000);

@@ -121,13 +121,13 @@ describe('manifests refuse what widens a boundary', () => {
     expect(issuesOf(root2)[0]).toMatchObject({ file: 'manifests/tools' });
   });
 
-  it('a symlinked manifest that stays inside the root loads', () => {
+  it('a symlinked manifest is refused even when it stays inside the root: no link is followed (design §13)', () => {
     const root = tmp();
     writeMiniRoot(root);
     put(root, 'shared/t.json', tool({}));
     mkdirSync(join(root, 'manifests/tools'), { recursive: true });
     symlinkSync(join(root, 'shared/t.json'), join(root, 'manifests/tools/t.json'));
-    expect(issuesOf(root)).toEqual([]);
+    expect(issuesOf(root)).toMatchObject([{ file: 'manifests/tools/t.json', message: expect.stringMatching(/symlink/) }]);
   });
 
   it('["sh", "-c", "{msg}"] is refused: the argument would run as code', () => {
@@ -185,7 +185,7 @@ describe('manifests refuse what widens a boundary', () => {
     ];
     for (const command of refused) {
       const issues = withTool({ command });
-      expect(issues.some((x) => x.path.startsWith('command.') && /as code|own options|variable or as the program/.test(x.message)), JSON.stringify(command)).toBe(true);
+      expect(issues.some((x) => x.path.startsWith('command.') && /as code|own options|variable or as the program|as its program/.test(x.message)), JSON.stringify(command)).toBe(true);
     }
   });
 
