@@ -1,13 +1,62 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Unit and end-to-end suites live under test/. End-to-end suites spawn the
 // compiled daemon from dist/, which `npm test` builds first (pretest).
+//
+// How a full run stays short on a 2-core box (issue 21: `npm test` in 8 minutes):
+// most of the slow files wait rather than compute — a real daemon started and
+// stopped, a job's tool sleeping so a signal lands mid-step, a poll interval —
+// so the files run side by side, each in a fork of its own (isolated: no module
+// state, umask or environment leaks between files), twice as many forks as
+// cores. The few files whose claims are about wall time or about exhausting
+// the machine (a budget's limit plus its grace, a shutdown's grace, a fork
+// bomb, progress lines every 2 s) would measure their neighbours instead:
+// they are the project `alone`, run one after another once the parallel
+// files are done. PICO_TEST_WORKERS sets the number of forks.
+//
+// `npm run test:quick` (PICO_TEST_QUICK=1) runs the inner loop's set: every
+// file but the end-to-end ones (a real daemon, install.sh, the README walk),
+// which are the slow ones; `npm test` runs them all before a commit.
+
+/** Files whose claims are about wall time or whole-machine limits: run one at a time, with nothing beside them. */
+export const ALONE = [
+  'test/daemon/e2e-budget.test.ts', // an interactive job ends within its 5 s limit plus the grace
+  'test/runtime/budget-ceiling.test.ts', // a wall budget is kept to within its grace
+  'test/daemon/e2e-shutdown.test.ts', // SIGTERM: the step is killed after a 1.5 s grace
+  'test/daemon/signals.test.ts', // a drain that outlives the grace is forced
+  'test/world/escape.test.ts', // a fork bomb and a 2 GB allocation against the world's limits
+  'test/progress/e2e-run-watch.test.ts', // a progress line every 2 s in a pipe
+];
+
+/** Files left out of `npm run test:quick`: the end-to-end suites (a real daemon, install.sh, the README walk, a real model). */
+export const SLOW = [
+  'test/**/e2e-*.test.ts',
+  'test/service/**',
+  'test/readme/commands.test.ts',
+  'test/readme/examples.test.ts',
+  'test/models/gguf*.test.ts',
+  'test/models/progress.test.ts',
+  'test/eval/stories.test.ts',
+  'test/daemon/observers.test.ts',
+  'test/daemon/notify.test.ts',
+  'test/cli/data-root.test.ts',
+];
+
+const quick = process.env.PICO_TEST_QUICK === '1';
+const workers = Number(process.env.PICO_TEST_WORKERS) || Math.max(2, 2 * availableParallelism());
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    poolOptions: { forks: { maxForks: workers, minForks: 1, isolate: true } },
     setupFiles: ['test/setup.ts'],
+    projects: [
+      // include and exclude are per project: extending merges arrays, so the root names none
+      { extends: true, test: { name: 'parallel', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...ALONE, ...(quick ? SLOW : [])] } },
+      { extends: true, test: { name: 'alone', include: ALONE, exclude: ['**/node_modules/**', ...(quick ? SLOW : [])], poolOptions: { forks: { singleFork: true, isolate: true } } } },
+    ],
   },
 });

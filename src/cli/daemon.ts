@@ -11,6 +11,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../base/log.js';
 import { runDaemon } from '../daemon/loop.js';
+import { heldBy, lockOwner } from '../daemon/lock.js';
+import { daemonPaths } from '../daemon/paths.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
 import type { Logger } from 'pino';
@@ -38,6 +40,10 @@ export async function main(argv: string[]): Promise<number> {
   const graceMs = milliseconds(values['grace-ms'], '--grace-ms');
   const workerIdleMs = milliseconds(values['worker-idle-ms'], '--worker-idle-ms');
   const root = rootOf(values);
+  // a second daemon on a served root is told so in one line (main.ts: exit 2), before it logs anything;
+  // takeLock still decides a race between two starting at once
+  const owner = await lockOwner(daemonPaths(root));
+  if (owner !== null) throw heldBy(daemonPaths(root), owner);
   // pico init on first start: a root that is not one yet (no manifests/) gets the shipped defaults
   const made = values.init && !existsSync(join(root, 'manifests')) ? (await import('../runtime/init.js')).initRoot(root) : null;
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)

@@ -115,6 +115,11 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico ${name}: ${err.message}\nfix: ${(err as { fix?: string }).fix ?? ''}\n`);
       return EXIT.root;
     }
+    if (err instanceof Error && err.name === 'LockHeld') {
+      // not a bug: a second daemon was started on a root one already serves (src/daemon/lock.ts names it)
+      process.stderr.write(`pico ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
     if (err instanceof Error && (err.name === 'JobError' || err.name === 'LedgerError' || err.name === 'PackageRootError')) {
       const fix = (err as { fix?: string }).fix;
       process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);
