@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
   const owner = await lockOwner(daemonPaths(root));
   if (owner !== null) throw heldBy(daemonPaths(root), owner);
   // pico init on first start: a root that is not one yet (no manifests/) gets the shipped defaults
-  const made = values.init && !existsSync(join(root, 'manifests')) ? (await import('../runtime/init.js')).initRoot(root) : null;
+  const made = values.init && !existsSync(join(root, 'manifests')) ? (await import('../root/init.js')).initRoot(root) : null;
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
   const log = createLogger({ to: 'stdout', level: settings.log_level });
   if (made) log.info({ event: 'root_initialised', root, files: made.created.length }, `made the root ${root} with pico init (${made.created.length} shipped files copied)`);

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPackageDir, shippedFiles } from '../../src/base/package.js';
-import { initRoot, PackageRootError } from '../../src/runtime/init.js';
+import { initRoot, PackageRootError } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 
 function file(dir: string, rel: string, text = '{}\n'): void {
