@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
-import { pico, startDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon } from '../daemon/spawn.js';
 
 const gitStatus = () => spawnSync('git', ['-C', REPO, 'status', '--porcelain', '--', 'manifests', 'prompts', 'examples', 'providers', 'sessions', 'memory'], { encoding: 'utf8' }).stdout;
 const isCheckout = existsSync(join(REPO, '.git'));
 
 describe('the package is never a root', () => {
-  it('a command that writes refuses the checkout as its root (exit 2, with the fix), and the checkout stays as it was', () => {
+  it('a command that writes refuses the checkout as its root (exit 2, with the fix), and the checkout stays as it was', async () => {
     const before = gitStatus();
     for (const args of [
       ['run', 'examples/jobs/prune-the-log-archive.json', '--root', REPO],
@@ -25,7 +25,7 @@ describe('the package is never a root', () => {
       ['init', REPO],
       ['provision', '/nonexistent/model.gguf', '--id', 'tiny', '--implements', 'extract@1', '--root', REPO],
     ]) {
-      const r = pico(args);
+      const r = await pico(args);
       expect(r.code, `pico ${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/is the picoharness package itself.*never a root/);
       expect(r.stderr).toMatch(/fix: .*pico init DIR/);

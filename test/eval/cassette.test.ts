@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { evalProgress, humanDuration, progressLine } from '../../src/eval/progress.js';
 import { makeRoot } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
-import { pico } from '../daemon/spawn.js';
+import { picoAsync as pico } from '../daemon/spawn.js';
 import { exampleFiles, README, section } from '../readme/readme.js';
 
 /** A root holding the README's dir-size schema, capability, provider and program, and a case file of `n` du lines. */
@@ -33,31 +33,31 @@ function dirSizeRoot(n: number): { root: string; cases: string } {
 }
 
 describe('a cassette remembers what it holds', () => {
-  it('a recording made with --limit keeps its case ids and limit, and --replay replays them without repeating --limit', () => {
+  it('a recording made with --limit keeps its case ids and limit, and --replay replays them without repeating --limit', async () => {
     const { root, cases } = dirSizeRoot(5);
     const cassette = join(tempDir('pico-cassette-'), 'c');
-    const rec = pico(['eval', cases, '--provider', 'dir-size', '--modes', 'raw,ladder', '--limit', '3', '--record', cassette, '--root', root, '--json']);
+    const rec = await pico(['eval', cases, '--provider', 'dir-size', '--modes', 'raw,ladder', '--limit', '3', '--record', cassette, '--root', root, '--json']);
     expect(rec.code, rec.stderr).toBe(0);
     const header = JSON.parse(readFileSync(join(cassette, 'run.json'), 'utf8')) as { cases: { ids: string[]; limit: number | null; count: number } };
     expect(header.cases).toMatchObject({ ids: ['du/0', 'du/1', 'du/2'], limit: 3, count: 3 });
 
-    const replay = pico(['eval', cases, '--replay', cassette, '--root', root, '--json']);
+    const replay = await pico(['eval', cases, '--replay', cassette, '--root', root, '--json']);
     expect(replay.code, replay.stderr).toBe(0);
     const ids = (out: string) => (JSON.parse(out) as { cases: { id: string }[] }).cases.map((c) => c.id);
     expect(ids(replay.stdout)).toEqual(['du/0', 'du/1', 'du/2']);
     // the same table, byte for byte, as the recording run printed
-    const table = (args: string[]) => pico(['eval', cases, ...args, '--root', root]).stdout;
-    expect(table(['--replay', cassette])).toBe(table(['--replay', cassette, '--limit', '3']));
+    const table = async (args: string[]) => (await pico(['eval', cases, ...args, '--root', root])).stdout;
+    expect(await table(['--replay', cassette])).toBe(await table(['--replay', cassette, '--limit', '3']));
 
-    const fewer = pico(['eval', cases, '--replay', cassette, '--limit', '2', '--root', root, '--json']);
+    const fewer = await pico(['eval', cases, '--replay', cassette, '--limit', '2', '--root', root, '--json']);
     expect(fewer.code, fewer.stderr).toBe(0);
     expect(ids(fewer.stdout)).toEqual(['du/0', 'du/1']);
 
-    const more = pico(['eval', cases, '--replay', cassette, '--limit', '4', '--root', root]);
+    const more = await pico(['eval', cases, '--replay', cassette, '--limit', '4', '--root', root]);
     expect(more.code).toBe(2);
     expect(more.stderr).toContain(`--limit 4: the cassette ${cassette} holds 3 cases; give --limit 3 or less, or leave it out`);
     expect(more.stderr).not.toMatch(/record it again/);
-  });
+  }, 120_000);
 });
 
 describe('the progress line', () => {
