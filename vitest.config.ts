@@ -11,7 +11,8 @@ import { defineConfig } from 'vitest/config';
 // state, umask or environment leaks between files), twice as many forks as
 // cores. The few files whose claims are about wall time or about exhausting
 // the machine (a budget's limit plus its grace, a shutdown's grace, a fork
-// bomb, progress lines every 2 s) would measure their neighbours instead:
+// bomb, a process forking as fast as it can, progress lines every 2 s) would
+// measure their neighbours instead:
 // they are the project `alone`, run one after another once the parallel
 // files are done. PICO_TEST_WORKERS sets the number of forks.
 //
@@ -26,6 +27,7 @@ export const ALONE = [
   'test/daemon/e2e-shutdown.test.ts', // SIGTERM: the step is killed after a 1.5 s grace
   'test/daemon/signals.test.ts', // a drain that outlives the grace is forced
   'test/world/escape.test.ts', // a fork bomb and a 2 GB allocation against the world's limits
+  'test/daemon/proc-tree.test.ts', // a process forking as fast as it can, frozen and killed with its tree
   'test/progress/e2e-run-watch.test.ts', // a progress line every 2 s in a pipe
 ];
 

@@ -14,6 +14,8 @@
  *   an older version, a generated sample log or an editor's backup is not a
  *   default, and a new root must not inherit it. An installed copy has no
  *   `.git`: install.sh copied only tracked files into it, so all of them ship.
+ *   A new shipped file counts from `git add` on (git's index, not a commit):
+ *   until then `pico init`, and so every test root, leaves it out.
  *
  * It reads and spawns `git` once per process (the answer is kept); it writes
  * nothing.
