@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Unit and end-to-end suites live under test/. End-to-end suites spawn the
 // compiled daemon from dist/, which `npm test` builds first (pretest).
@@ -15,6 +17,9 @@ import { defineConfig } from 'vitest/config';
 // measure their neighbours instead:
 // they are the project `alone`, run one after another once the parallel
 // files are done. PICO_TEST_WORKERS sets the number of forks.
+//
+// The CPU-bound files (a real model decoding) are spread among the others
+// (CPU_BOUND, SpreadSequencer); PICO_TEST_ORDER=1 prints the order.
 //
 // `npm run test:quick` (PICO_TEST_QUICK=1) runs the inner loop's set: every
 // file but the end-to-end ones (a real daemon, install.sh, the README walk),
@@ -45,8 +50,42 @@ export const SLOW = [
   'test/cli/data-root.test.ts',
 ];
 
+/**
+ * Files that keep a core busy for minutes: a real model decoding on the CPU (50 seeded plans,
+ * provisioning's thread sweep, the eval stories). Side by side they only slow each other (and
+ * trip their own time limits); the sequencer spreads them among the waiting files.
+ */
+export const CPU_BOUND = [
+  /^test\/agent\/model-planner\.test\.ts$/,
+  /^test\/models\/(gguf|gguf-cycles|swap|models-cli|provision|provision-root|progress)\.test\.ts$/,
+  /^test\/eval\/stories\.test\.ts$/,
+  /^test\/api\/e2e-model-load\.test\.ts$/,
+  /^test\/readme\/commands\.test\.ts$/,
+];
+
 const quick = process.env.PICO_TEST_QUICK === '1';
 const workers = Number(process.env.PICO_TEST_WORKERS) || Math.max(2, 2 * availableParallelism());
+
+/**
+ * vitest's order (failed first, then the longest), with the CPU-bound files spread out: one of
+ * them, then as many other files as there are forks besides it, so at most about one model runs
+ * at a time while the rest wait on daemons and sleeps.
+ */
+class SpreadSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const heavy = (f: TestSpecification) => CPU_BOUND.some((re) => re.test(relative(process.cwd(), f.moduleId)));
+    const cpu = sorted.filter(heavy);
+    const rest = sorted.filter((f) => !heavy(f));
+    const out: TestSpecification[] = [];
+    while (cpu.length > 0 || rest.length > 0) {
+      if (cpu.length > 0) out.push(cpu.shift()!);
+      out.push(...rest.splice(0, Math.max(1, workers - 1)));
+    }
+    if (process.env.PICO_TEST_ORDER) console.error(out.map((f) => relative(process.cwd(), f.moduleId)).join("\n"));
+    return out;
+  }
+}
 
 export default defineConfig({
   test: {
@@ -55,6 +94,7 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: workers, minForks: 1, isolate: true } },
     setupFiles: ['test/setup.ts'],
+    sequence: { sequencer: SpreadSequencer },
     projects: [
       // include and exclude are per project: extending merges arrays, so the root names none
       { extends: true, test: { name: 'parallel', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...ALONE, ...(quick ? SLOW : [])] } },
