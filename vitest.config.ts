@@ -82,7 +82,7 @@ class SpreadSequencer extends BaseSequencer {
       if (cpu.length > 0) out.push(cpu.shift()!);
       out.push(...rest.splice(0, Math.max(1, workers - 1)));
     }
-    if (process.env.PICO_TEST_ORDER) console.error(out.map((f) => relative(process.cwd(), f.moduleId)).join("\n"));
+    if (process.env.PICO_TEST_ORDER) console.error(out.map((f) => relative(process.cwd(), f.moduleId)).join('\n'));
     return out;
   }
 }
