@@ -36,7 +36,7 @@ export const ALONE = [
   'test/progress/e2e-run-watch.test.ts', // a progress line every 2 s in a pipe
 ];
 
-/** Files left out of `npm run test:quick`: the end-to-end suites (a real daemon, install.sh, the README walk, a real model). */
+/** Files left out of `npm run test:quick`: the end-to-end suites (a real daemon, install.sh, the README walk, a real model) and the few others that take minutes. */
 export const SLOW = [
   'test/**/e2e-*.test.ts',
   'test/service/**',
@@ -44,7 +44,14 @@ export const SLOW = [
   'test/readme/examples.test.ts',
   'test/models/gguf*.test.ts',
   'test/models/progress.test.ts',
+  'test/models/swap.test.ts',
+  'test/models/models-cli.test.ts',
+  'test/models/provision*.test.ts',
+  'test/agent/model-planner.test.ts',
   'test/eval/stories.test.ts',
+  'test/eval/recorded.test.ts', // every case of two corpora through the CLI
+  'test/counterfactual/replay.test.ts', // whole sessions again under other policies
+  'test/status/flags.test.ts', // real daemons
   'test/daemon/observers.test.ts',
   'test/daemon/notify.test.ts',
   'test/cli/data-root.test.ts',
