@@ -16,6 +16,7 @@ import { networkProvider } from './network/index.js';
 import { systemdUnitsProvider } from './systemd-units/index.js';
 import { fileMetadataProvider } from './file-metadata/index.js';
 import { aptUpgradableProvider } from './apt-upgradable/index.js';
+import { pruneResultProvider } from './prune-result/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
@@ -29,4 +30,5 @@ export const codeProviders: Record<string, CodeProvider> = {
   'systemd-units': systemdUnitsProvider,
   'file-metadata': fileMetadataProvider,
   'apt-upgradable': aptUpgradableProvider,
+  'prune-result': pruneResultProvider,
 };

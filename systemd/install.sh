@@ -6,13 +6,16 @@
 #   sudo systemd/install.sh --uninstall --purge   # ... and the root, the user and the group
 #
 # What it does (each step is printed as it runs, `+ command`):
-#   1. checks Node >= 20 (Debian 12 ships 18: see the README), builds the checkout (npm ci, npm run build);
+#   1. checks that systemd runs this machine (it is PID 1) and Node >= 20 (Debian 12 ships 18: see
+#      the README), then builds the checkout: npm ci (skipped when node_modules/ already matches
+#      package-lock.json), npm run build (which does nothing when dist/ is up to date);
 #   2. makes the system group and user picoharness (members of the group may submit and read results);
-#   3. stages the app (dist/, manifests, prompts, examples, shell providers, package files) in
-#      /opt/picoharness.new, installs its production dependencies there (npm ci --omit=dev, no
-#      devDependencies, no tests; then systemd/prune-deps.sh drops what a production box never
-#      uses), then swaps it in for /opt/picoharness (the old app keeps running
-#      until the swap, and a failed npm ci leaves it untouched);
+#   3. stages the app (dist/, and of manifests, prompts, examples, systemd and the shell providers
+#      only the files the package ships: in a checkout, those git tracks) in /opt/picoharness.new,
+#      gives it the checkout's dependencies without the devDependencies (a copy of node_modules,
+#      then npm prune --omit=dev: npm fetches the packages once; then systemd/prune-deps.sh drops
+#      what a production box never uses), then swaps it in for /opt/picoharness (the old app keeps
+#      running until the swap, and a failed step leaves it untouched);
 #   4. writes /usr/local/bin/pico (a wrapper: node, the app, PICO_ROOT=/var/lib/picoharness);
 #   5. first install only: `pico init /var/lib/picoharness` as the user picoharness; every time:
 #      models/ in the root, and the modes the group relies on (root 0750, sessions/inbox 2770);
@@ -27,7 +30,7 @@
 #   --no-users       do not create the user and group, do not chown (as a non-root user)
 #   --no-build       use the checkout's dist/ as it is (it must exist) instead of npm ci + build
 #   --no-npm         do not install the app's dependencies (the app will not run without them)
-#   --link-deps DIR  link the app's node_modules to DIR/node_modules instead of npm ci --omit=dev
+#   --link-deps DIR  link the app's node_modules to DIR/node_modules instead of the pruned copy
 #                    (offline trials and tests; DIR's devDependencies come along)
 #   --dry-run        print every step, change nothing
 #   --uninstall [--purge]   see above
@@ -45,7 +48,8 @@ PURGE=0
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NAME=picoharness
 
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# the comment block at the top of this file, without its marks (and nothing of the script below it)
+usage() { sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 die() { echo "install.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -119,7 +123,13 @@ uninstall() {
 
 if [ "$ACTION" = uninstall ]; then uninstall; exit 0; fi
 
-# 1. Node and the build
+# 1. systemd, Node and the build
+# a unit needs systemd as the init system (PID 1): a container or a WSL box without it would get
+# files installed and a service that never starts; say so before changing anything
+if [ "$SYSTEMCTL" = 1 ] && [ ! -d /run/systemd/system ]; then
+  if [ "$DRY" = 1 ]; then say "note: systemd is not PID 1 here ($(cat /proc/1/comm 2>/dev/null || echo unknown) is): a real install would stop at this point"
+  else die "systemd is not the init system here (PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown)), so the service could not run: install on a machine booted with systemd, or try it with --prefix DIR (no systemctl)"; fi
+fi
 NODE="$(command -v node || true)"
 [ -n "$NODE" ] || die 'node not found: install Node.js 20 or later (README "Install as a service": Debian 12 ships 18)'
 NODE="$(readlink -f "$NODE")"
@@ -130,7 +140,13 @@ case "$NODE" in
 esac
 say "node: $NODE ($("$NODE" --version)); source: $SRC"
 if [ "$BUILD" = 1 ]; then
-  run_in "$SRC" npm ci --no-audit --no-fund
+  # npm keeps its own record of what it installed (node_modules/.package-lock.json): when that is
+  # newer than package-lock.json, the checkout's dependencies are installed already
+  if [ -f "$SRC/node_modules/.package-lock.json" ] && [ "$SRC/node_modules/.package-lock.json" -nt "$SRC/package-lock.json" ]; then
+    say "node_modules matches package-lock.json: not running npm ci again"
+  else
+    run_in "$SRC" npm ci --no-audit --no-fund
+  fi
   run_in "$SRC" npm run build
 else
   [ -f "$SRC/dist/src/cli/main.js" ] || die "--no-build but $SRC/dist/src/cli/main.js is missing: run npm run build first"
@@ -154,11 +170,27 @@ fi
 run rm -rf "$APP.new"
 run mkdir -p "$APP.new/dist" "$APP.new/providers"
 for f in package.json package-lock.json .npmrc README.md; do run cp -p "$SRC/$f" "$APP.new/"; done
-for d in manifests prompts examples systemd; do run cp -Rp "$SRC/$d" "$APP.new/"; done
+# only the files that ship: in a checkout, those git tracks (a model manifest provisioned into the
+# checkout, a generated sample or an editor's backup is not part of the package)
+shipped() {
+  if [ -d "$SRC/.git" ] && command -v git >/dev/null; then
+    git -C "$SRC" ls-files -- manifests prompts examples systemd 'providers/*.sh' | while IFS= read -r f; do [ -f "$SRC/$f" ] && printf '%s\n' "$f"; done
+  else
+    (cd "$SRC" && find manifests prompts examples systemd -type f && ls providers/*.sh)
+  fi
+}
+SHIPPED="$(shipped)"
+echo "+ copy the $(printf '%s\n' "$SHIPPED" | grep -c .) shipped files of manifests prompts examples systemd providers/*.sh"
+if [ "$DRY" = 0 ]; then
+  printf '%s\n' "$SHIPPED" | while IFS= read -r f; do
+    mkdir -p "$APP.new/$(dirname "$f")" && cp -p "$SRC/$f" "$APP.new/$f"
+  done
+fi
 for d in src providers; do run cp -Rp "$SRC/dist/$d" "$APP.new/dist/"; done
-for f in "$SRC"/providers/*.sh; do run cp -p "$f" "$APP.new/providers/"; done
 if [ "$NPM" = 1 ]; then
-  run_in "$APP.new" npm ci --omit=dev --no-audit --no-fund
+  # the dependencies npm ci installed for the build, less the devDependencies: npm runs once
+  run cp -Rp "$SRC/node_modules" "$APP.new/node_modules"
+  run_in "$APP.new" npm prune --omit=dev --no-audit --no-fund
   # what a production box never uses: other platforms' llama.cpp, sources, build leftovers
   run sh "$APP.new/systemd/prune-deps.sh" "$APP.new"
 elif [ -n "$LINK_DEPS" ]; then

@@ -4,7 +4,7 @@
  * schema's sentences is one line here and one function beside its kin.
  */
 import { audioSentence, imageSentence } from './media.js';
-import { failedSentence, fileSentence, unitSentence, upgradableSentence } from './services.js';
+import { failedSentence, fileSentence, pruneSentence, unitSentence, upgradableSentence } from './services.js';
 import { loadSentence, memorySentence, networkSentence, thermalSentence } from './system.js';
 
 export const SENTENCES: Record<string, (fact: Record<string, unknown>) => string> = {
@@ -18,4 +18,5 @@ export const SENTENCES: Record<string, (fact: Record<string, unknown>) => string
   'file_metadata@1': fileSentence,
   'image_properties@1': imageSentence,
   'audio_properties@1': audioSentence,
+  'prune_result@1': pruneSentence,
 };

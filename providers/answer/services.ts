@@ -1,6 +1,6 @@
 /**
  * Sentences for services, packages and files: unit_status@1,
- * failed_units@1, upgradable_packages@1 and file_metadata@1. Every string
+ * failed_units@1, upgradable_packages@1, file_metadata@1 and prune_result@1. Every string
  * here came from a capture (unit names, systemd's state words, package
  * names, paths, times), so each appears only quoted; numbers are printed
  * as numbers; a null is said to be unknown, never filled in.
@@ -51,6 +51,22 @@ export function upgradableSentence(f: Fact): string {
   const ordered = [...pkgs.filter((p) => p.security === true), ...pkgs.filter((p) => p.security !== true)];
   const secPart = sec === null ? ', how many from a security suite is unknown' : sec > 0 ? `, ${sec} from a security suite` : ', none from a security suite';
   return `${count(k, 'package')} can be upgraded${secPart}${ordered.length ? `: ${quotedList(ordered.map((p) => p.name))}` : ''}.`;
+}
+
+/** prune_result@1: what the prune removed (names and bytes) and what it kept, from the tool's own report. */
+export function pruneSentence(f: Fact): string {
+  const where = str(f.dir) !== null ? ` from ${quote(f.dir)}` : '';
+  const removed = list(f.removed).map(obj).filter((x): x is Fact => x !== null && str(x.file) !== null);
+  const kept = list(f.kept).map(obj).filter((x): x is Fact => x !== null && str(x.file) !== null);
+  const bytes = int(f.removed_bytes);
+  const went = removed.length === 0
+    ? `Nothing was removed${where}`
+    : `Removed ${count(removed.length, 'file')}${where}${bytes !== null ? ` (${humanBytes(bytes)})` : ''}: ${quotedList(removed.map((x) => x.file))}`;
+  const seen = int(f.files_seen);
+  const keep = int(f.keep);
+  const stay = kept.length === 0 ? 'none was kept'
+    : `kept ${keep !== null && seen !== null ? `the newest ${kept.length} of ${seen}` : count(kept.length, 'file')}: ${quotedList(kept.map((x) => x.file))}`;
+  return `${went}; ${stay}.`;
 }
 
 /** file_metadata@1: what the path is, its size, owner and mode, and when it last changed. */

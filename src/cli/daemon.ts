@@ -7,17 +7,23 @@
  * daemon starts and closed after it stopped; without it, nothing of the API
  * is loaded. Flags only; the daemon itself is src/daemon/loop.ts.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createLogger } from '../base/log.js';
 import { runDaemon } from '../daemon/loop.js';
+import { heldBy, lockOwner } from '../daemon/lock.js';
+import { daemonPaths } from '../daemon/paths.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
 import type { Logger } from 'pino';
 import type { DaemonObserver } from '../daemon/observer.js';
 import { retentionTask } from '../retention/idle-task.js';
 
-const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS] [--listen ADDR]
+const USAGE = `pico daemon [--root DIR] [--init] [--grace-ms MS] [--worker-idle-ms MS] [--listen ADDR]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
   --root DIR            the picoharness root (default: the current directory)
+  --init                make DIR a root first (pico init DIR) when it is not one yet (no manifests/ in it);
+                        npm start runs the daemon this way on ./root
   --listen ADDR         serve the loopback API (README "Loopback API") on 127.0.0.1:PORT, [::1]:PORT,
                         localhost:PORT or unix:PATH (default: off, or "listen" in ${SETTINGS_FILE})
   --grace-ms MS         how long SIGTERM may take to finish the current step (default 20000)
@@ -29,13 +35,20 @@ const USAGE = `pico daemon [--root DIR] [--grace-ms MS] [--worker-idle-ms MS] [-
 
 /** Entry point of `pico daemon`. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, 'grace-ms': { type: 'string' }, 'worker-idle-ms': { type: 'string' }, listen: { type: 'string' } }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, init: { type: 'boolean' }, 'grace-ms': { type: 'string' }, 'worker-idle-ms': { type: 'string' }, listen: { type: 'string' } }, USAGE);
   if (positionals.length > 0) throw new UsageError(`takes no positional arguments, got ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
   const graceMs = milliseconds(values['grace-ms'], '--grace-ms');
   const workerIdleMs = milliseconds(values['worker-idle-ms'], '--worker-idle-ms');
   const root = rootOf(values);
+  // a second daemon on a served root is told so in one line (main.ts: exit 2), before it logs anything;
+  // takeLock still decides a race between two starting at once
+  const owner = await lockOwner(daemonPaths(root));
+  if (owner !== null) throw heldBy(daemonPaths(root), owner);
+  // pico init on first start: a root that is not one yet (no manifests/) gets the shipped defaults
+  const made = values.init && !existsSync(join(root, 'manifests')) ? (await import('../root/init.js')).initRoot(root) : null;
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
   const log = createLogger({ to: 'stdout', level: settings.log_level });
+  if (made) log.info({ event: 'root_initialised', root, files: made.created.length }, `made the root ${root} with pico init (${made.created.length} shipped files copied)`);
   const listen = values.listen ?? settings.listen;
   // the API and prom-client are loaded only when asked for: the idle daemon stays small
   const api = listen ? await startListening(root, listen, log) : null;

@@ -10,7 +10,7 @@
  *   --tools compact|full  tool / field descriptions: one line each, or full JSON schemas
  *   --shots 0|1|2         few-shot examples in the prompt
  *   --no-json-only        leave out the "output only JSON" instruction
- *   --limit N             only the first N cases
+ *   --limit N             only the first N cases (a cassette remembers its cases: --replay runs them)
  *   --save                write the measured pass rates into the provider manifest
  *
  * `pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]` measures the agent
@@ -28,6 +28,7 @@ import { parseModes } from '../eval/modes.js';
 import { DEFAULT_VARIANT, type PromptVariant } from '../eval/prompt.js';
 import { saveMeasured, type Saved } from '../eval/save.js';
 import { jsonReport, renderTable } from '../eval/table.js';
+import { evalProgress } from '../eval/progress.js';
 
 const USAGE = 'pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]\n       pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
 
@@ -71,11 +72,13 @@ export async function main(argv: string[]): Promise<number> {
   if (values.goals !== undefined) return goalsMain(values, positionals, limit);
   const root = rootOf(values);
   const json = values.json === true;
+  // case n of N, the time so far and left, on stderr (src/eval/progress.ts)
+  const progress = evalProgress(process.stderr);
   try {
     const run = await evaluate({
       casesPath: positionals[0]!, root, provider: values.provider, modes, variant: variantOf(values),
-      recorded: values.recorded, record: values.record, replay: values.replay, limit,
-    });
+      recorded: values.recorded, record: values.record, replay: values.replay, limit, onCase: progress.tick,
+    }).finally(progress.end);
     const saved = values.save ? saveRun(run, root) : null;
     if (run.info.source === 'replay') process.stderr.write(`pico eval: replayed from ${values.replay}; no model was called\n`);
     if (values.record) process.stderr.write(`pico eval: recorded ${run.results.length} cases into ${values.record}\n`);

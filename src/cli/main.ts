@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from './args.js';
 import { assertRootOwner } from './owner.js';
+import { isPackageDir } from '../base/package.js';
 import { isStorageError, storageCode, storageFix } from '../base/storage-error.js';
 
 /** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
@@ -91,6 +92,12 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (cmd.writes) {
       const root = rootArgument(rest, cmd.writes);
+      if (root !== null && isPackageDir(root)) {
+        // design §13: the package's folders hold the shipped defaults; a root is made by pico init
+        process.stderr.write(`pico ${name}: ${root} is the picoharness package itself: it holds the shipped defaults and is never a root, ` +
+          `so nothing a command does may write there\nfix: name a root with --root DIR (make one with pico init DIR; npm start makes and uses ./root, which git ignores)\n`);
+        return EXIT.usage;
+      }
       if (root !== null) assertRootOwner(root, name, rest, cmd.inboxGroupMay);
     }
     return await (await cmd.load()).main(rest);
@@ -109,7 +116,12 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico ${name}: ${err.message}\nfix: ${(err as { fix?: string }).fix ?? ''}\n`);
       return EXIT.root;
     }
-    if (err instanceof Error && (err.name === 'JobError' || err.name === 'LedgerError')) {
+    if (err instanceof Error && err.name === 'LockHeld') {
+      // not a bug: a second daemon was started on a root one already serves (src/daemon/lock.ts names it)
+      process.stderr.write(`pico ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof Error && (err.name === 'JobError' || err.name === 'LedgerError' || err.name === 'PackageRootError')) {
       const fix = (err as { fix?: string }).fix;
       process.stderr.write(`pico ${name}: ${err.message}${fix ? `\nfix: ${fix}` : ''}\n`);
       return EXIT.usage;

@@ -7,7 +7,10 @@
  * session is made. While it runs, each step's start, attempts and end (committed, or failed
  * and why) go to stderr, and during a provider call one live line with the tokens generated so
  * far (rewritten in place on a terminal, a plain line every 2 s otherwise; src/cli/progress-view.ts).
- * `--json` prints only the result document.
+ * `--json` prints only the result document. The finished session is then ingested into the
+ * root's memory exactly as the daemon's worker does between jobs (src/daemon/seams.ts), so
+ * failure memory, the cost model and the trajectory cache learn from foreground runs too; a
+ * failed ingest is a warning (the ledger is safe, `pico memory rebuild` reads it again).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +23,7 @@ import { decodeUtf8Strict } from '../base/utf8.js';
 import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runProgress } from './progress-view.js';
+import { openRealMemory } from '../daemon/seams.js';
 
 const USAGE = 'pico run JOB.json [--root DIR] [--json]';
 
@@ -59,10 +63,24 @@ export async function main(argv: string[]): Promise<number> {
     } finally {
       progress?.close();
     }
+    await ingest(root, dir, log);
     const doc = result.resultPath ? JSON.parse(readFileSync(result.resultPath, 'utf8')) : result;
     emit(!!values.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);
     return result.outcome === 'answered' ? EXIT.ok : EXIT.negative;
   } finally {
     await rt.close();
+  }
+}
+
+/** Ingest one finished session into the root's memory, as the daemon's worker does (a failure is a warning). */
+async function ingest(root: string, dir: string, log: ReturnType<typeof createLogger>): Promise<void> {
+  const memory = await openRealMemory(root, log);
+  if (!memory) return;
+  try {
+    await memory.ingestSessions([dir]);
+  } catch (err) {
+    log.warn({ event: 'memory', session: dir, err }, `memory ingest of the session failed (${(err as Error).message}); it is safe on disk and can be ingested again later (pico memory rebuild)`);
+  } finally {
+    await memory.close?.();
   }
 }

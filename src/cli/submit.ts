@@ -5,12 +5,16 @@
  * of landing in sessions/rejected/), then written under a dot-name in the
  * inbox, fsynced, and renamed to `<session-id>.json`: the daemon never sees a
  * partial file, and the printed id is the session id it will use. Submitting
- * the same file twice makes two jobs. The job file is written group-readable
+ * the same file twice makes two jobs. When no daemon serves the root, the job
+ * is still submitted (it runs when one starts: exit 0), and stderr says so,
+ * with how to start one; `--json` carries it as `served: false`. The job file is written group-readable
  * (umask 0027) whatever the caller's umask: the daemon may be another user of
  * the root's group (systemd/install.sh), and must be able to read it. Logic
  * lives in src/daemon/submit.ts.
  */
 import { submitJobFile } from '../daemon/submit.js';
+import { daemonPaths } from '../daemon/paths.js';
+import { whyUnserved } from '../daemon/status.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
 
 const USAGE = 'pico submit FILE [--root DIR] [--json]';
@@ -29,7 +33,10 @@ export async function main(argv: string[]): Promise<number> {
     else process.stderr.write(`pico submit: ${r.problem}\n  fix: ${r.fix}\n`);
     return 1;
   }
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, job: r.id, session: r.id, inbox_file: r.path }) + '\n');
+  const root = rootOf(values);
+  const unserved = whyUnserved(daemonPaths(root));
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, job: r.id, session: r.id, inbox_file: r.path, served: unserved === null, ...(unserved ? { unserved } : {}) }) + '\n');
   else process.stdout.write(`${r.id}\n`);
+  if (unserved) process.stderr.write(`pico submit: no daemon serves ${root} (${unserved}): job ${r.id} waits in the inbox until one runs; start it with \`pico daemon --root ${root}\` (npm start in a checkout, systemctl start picoharness when installed)\n`);
   return 0;
 }

@@ -24,24 +24,13 @@ import { describeLine } from '../daemon/describe.js';
 import { findRejection } from '../daemon/reject.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { followLedger } from '../daemon/tail.js';
-import { readStatus, waitingInStatus } from '../daemon/status.js';
+import { whyUnserved as noDaemon, waitingInStatus } from '../daemon/status.js';
 import { jsonOption, parse, rootOf, rootOption } from './args.js';
 import { watchProgress } from './progress-view.js';
 
 const USAGE = 'pico watch JOB [--root DIR] [--json]';
 /** How often a watch checks that a daemon still serves the root. */
 const SERVED_CHECK_MS = 1000;
-
-/** Why no daemon serves the root (never started, stopped, gone), or null while one runs. */
-function noDaemon(paths: ReturnType<typeof daemonPaths>): string | null {
-  try {
-    const r = readStatus(paths);
-    if (r.state === 'running') return null;
-    return r.state === 'never' ? 'no daemon was ever started on it' : r.state === 'stopped' ? 'its daemon stopped' : `its daemon (pid ${r.status.pid}) is gone`;
-  } catch {
-    return null; // an unreadable status file is not proof of absence
-  }
-}
 
 /** Entry point of `pico watch`. */
 export async function main(argv: string[]): Promise<number> {

@@ -32,12 +32,21 @@ export async function takeLock(paths: DaemonPaths): Promise<() => Promise<void>>
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const [pidLine = '', identity = ''] = (await readFile(paths.lock, 'utf8').catch(() => '')).split('\n');
-    const owner = Number(pidLine);
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && stillRunning(owner, identity || undefined)) {
-      throw new LockHeld(`${paths.lock}: another daemon (pid ${owner}) already serves this root; stop it first (systemctl stop picoharness, or kill ${owner})`);
-    }
+    const owner = await lockOwner(paths);
+    if (owner !== null) throw heldBy(paths, owner);
     await unlink(paths.lock).catch(() => undefined); // stale: its owner is gone
   }
   throw new LockHeld(`${paths.lock}: could not take the lock after 3 tries; another daemon may be starting at the same time — try again`);
+}
+
+/** The pid of the live daemon (not this process) holding the root's lock, or null when none does (no lock, or a stale one). */
+export async function lockOwner(paths: DaemonPaths): Promise<number | null> {
+  const [pidLine = '', identity = ''] = (await readFile(paths.lock, 'utf8').catch(() => '')).split('\n');
+  const owner = Number(pidLine);
+  return Number.isInteger(owner) && owner > 0 && owner !== process.pid && stillRunning(owner, identity || undefined) ? owner : null;
+}
+
+/** The error that names the daemon holding the lock and how to stop it. */
+export function heldBy(paths: DaemonPaths, owner: number): LockHeld {
+  return new LockHeld(`${paths.lock}: another daemon (pid ${owner}) already serves this root; stop it first (systemctl stop picoharness, or kill ${owner})`);
 }

@@ -236,3 +236,17 @@ export function waitingInStatus(paths: DaemonPaths, id: string): { step: string;
     return null;
   }
 }
+
+/**
+ * Why no daemon serves the root (never started, stopped, gone), or null while one runs. An
+ * unreadable status file is not proof of absence: null. `pico watch` and `pico submit` say it.
+ */
+export function whyUnserved(paths: DaemonPaths): string | null {
+  try {
+    const r = readStatus(paths);
+    if (r.state === 'running') return null;
+    return r.state === 'never' ? 'no daemon was ever started on it' : r.state === 'stopped' ? 'its daemon stopped' : `its daemon (pid ${r.status.pid}) is gone`;
+  } catch {
+    return null;
+  }
+}

@@ -4,7 +4,9 @@
  *
  *   DIR/run.json     eval-cassette@1: the provider's id, kind and identity
  *                    (weights hash or model name), the prompt variant and its
- *                    digest, the case file's digest, the modes, the time
+ *                    digest, the case file's digest, the ids of the cases it
+ *                    holds (in order) and the --limit they came from, the
+ *                    modes, the time
  *   DIR/calls.jsonl  one line per model call: case id, purpose (free,
  *                    retry-1, retry-2, grammar), whether it was constrained,
  *                    the prompt (system and user) and its sha256, the raw
@@ -27,7 +29,8 @@ export interface RunHeader {
   provider: { id: string; kind: string; identity: string };
   variant: PromptVariant;
   variant_digest: string;
-  cases: { path: string; digest: string; count: number };
+  /** ids: the cases recorded, in order (what --replay runs); limit: the --limit of the recording (null: none) */
+  cases: { path: string; digest: string; count: number; ids?: string[]; limit?: number | null };
   modes: Mode[];
   recorded_at: string;
 }

@@ -32,8 +32,10 @@ export interface EvalOptions {
   recorded?: boolean;
   record?: string;
   replay?: string;
-  /** only the first N cases */
+  /** only the first N cases (of a replay: of the cases the cassette holds) */
   limit?: number;
+  /** told after each case: how many are done of how many (pico eval's progress line) */
+  onCase?: (done: number, total: number) => void;
 }
 
 export interface EvalRun {
@@ -63,7 +65,7 @@ function chooseModes(asked: Mode[] | undefined, possible: Mode[], source: string
 export async function evaluate(o: EvalOptions): Promise<EvalRun> {
   const loaded = loadRoot(o.root);
   const file = readCaseFile(path.resolve(o.casesPath), { tools: loaded.documents.tools, schemas: loaded.documents.schemas as Record<string, Record<string, unknown>> });
-  const cases = o.limit ? file.cases.slice(0, o.limit) : file.cases;
+  let cases = o.limit ? file.cases.slice(0, o.limit) : file.cases;
   const base = { cases_path: o.casesPath, cases_digest: file.digest };
 
   if (o.recorded) {
@@ -87,6 +89,15 @@ export async function evaluate(o: EvalOptions): Promise<EvalRun> {
     if (o.variant && variantDigest(o.variant) !== p.header.variant_digest) throw new EvalInputError(`--replay ${o.replay}: the cassette was recorded with prompt variant ${variantName(p.header.variant)}; drop the variant flags or record again`);
     call = p.call;
     header = { ...p.header, modes: chooseModes(o.modes, p.header.modes, `the cassette ${o.replay}`) };
+    // a replay runs the cases the cassette holds (a recording made with --limit holds the first N), in its order
+    const ids = p.header.cases.ids;
+    if (ids) {
+      const byId = new Map(file.cases.map((c) => [c.id, c]));
+      const absent = ids.filter((id) => !byId.has(id));
+      if (absent.length) throw new EvalInputError(`--replay ${o.replay}: the cassette holds case(s) ${absent.slice(0, 5).map((id) => `"${id}"`).join(', ')}${absent.length > 5 ? ` and ${absent.length - 5} more` : ''} that ${o.casesPath} does not; replay it with the case file it was recorded from (${p.header.cases.path})`);
+      if (o.limit !== undefined && o.limit > ids.length) throw new EvalInputError(`--limit ${o.limit}: the cassette ${o.replay} holds ${ids.length} cases; give --limit ${ids.length} or less, or leave it out`);
+      cases = ids.slice(0, o.limit ?? ids.length).map((id) => byId.get(id)!);
+    }
   } else {
     if (!o.provider) throw new EvalInputError('--provider ID is required (or --recorded, or --replay DIR)');
     const p = loaded.documents.providers[o.provider];
@@ -100,13 +111,16 @@ export async function evaluate(o: EvalOptions): Promise<EvalRun> {
     call = live.call;
     header = {
       cassette: 'eval-cassette@1', provider: { id: p.id, kind: p.kind, identity: live.identity }, variant, variant_digest: variantDigest(variant),
-      cases: { path: o.casesPath, digest: file.digest, count: cases.length }, modes: chooseModes(o.modes, modesFor(p), `a ${p.kind} provider`),
+      cases: { path: o.casesPath, digest: file.digest, count: cases.length, ids: cases.map((c) => c.id), limit: o.limit ?? null }, modes: chooseModes(o.modes, modesFor(p), `a ${p.kind} provider`),
     };
   }
   const rec = o.record ? recorder(call) : null;
   const results: CaseResult[] = [];
   try {
-    for (const c of cases) results.push(await runCase(c, header.modes, header.variant, rec?.call ?? call));
+    for (const c of cases) {
+      results.push(await runCase(c, header.modes, header.variant, rec?.call ?? call));
+      o.onCase?.(results.length, cases.length);
+    }
   } finally {
     await close();
   }

@@ -24,6 +24,7 @@ import {
 import { duplicateId, manifestJson, ManifestReadError, mixedServing, readManifestText } from './manifest-text.js';
 import { Registry } from './registry.js';
 import { Scope } from './scope.js';
+import { nearest } from '../base/near.js';
 
 export class ManifestError extends Error {
   override name = 'ManifestError';
@@ -248,32 +249,4 @@ function collectKeys(schema: unknown, into: Set<string>): void {
     }
     if (inner) collectKeys(inner, into);
   }
-}
-
-/** The known key closest to `word` by edit distance, when it is close enough to be a typo. */
-function nearest(word: string, known: Set<string>): string | null {
-  let best: string | null = null;
-  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const k of known) {
-    const d = editDistance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
 }

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProviderError } from '../runtime/provider.js';
+import { withoutClippedNote } from '../runtime/budget.js';
 import { BlobStore } from '../ledger/blobs.js';
 import { replayClock } from '../ledger/clock.js';
 import { diffCompositions, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
@@ -59,10 +60,24 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
       }
     }
     const onlyProvider = job.label?.match(/^pico call --provider (\S+)$/)?.[1];
-    await rt.runSession(sessionId, {
-      job, sessionDir: scratch, clock: replayClock(original), runTool: recordedTools(blobs, original), inputs,
-      ...(onlyProvider ? { onlyProvider } : {}),
-    });
+    const run = { job, sessionDir: scratch, clock: replayClock(original), runTool: recordedTools(blobs, original), inputs, ...(onlyProvider ? { onlyProvider } : {}) };
+    // An operator's cancel closes the steps a run has not done. When the original closed them on
+    // resuming (the daemon's close run after a first run stopped between two steps: a `resumed`
+    // event just before), replay stops its first run where the original did, then closes the rest
+    // the same way; a session closed from its start is closed in one run.
+    const cancel = original.find((e) => e.type === 'step_failed' && e.cancelled === true);
+    if (cancel) {
+      const closing = { ...run, closeReason: (cancel as { error: string }).error.replace(/^not run: /, ''), cancelled: true };
+      if (original[cancel.seq - 1]?.type === 'resumed') {
+        const last = cancel.seq - 2; // the first run's last event
+        const stop = new AbortController();
+        if (last < 0) stop.abort();
+        await rt.runSession(sessionId, { ...run, signal: stop.signal, onEvent: (e) => { if (e.seq >= last) stop.abort(); } });
+      }
+      await rt.runSession(sessionId, closing);
+    } else {
+      await rt.runSession(sessionId, run);
+    }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     let firstDifference: ReplayReport['firstDifference'] = null;
@@ -92,6 +107,8 @@ function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRu
     if (!e) throw new Error(`replay: the recorded session has no more output for tool ${tool.name} at step ${step}; the replay took a different path`);
     if (e.type === 'tool_output') return { output: blobs.read(e), exitCode: e.exit_code, durationMs: e.duration_ms, truncated: e.truncated };
     const type = e.type as 'tool_failed' | 'tool_timeout' | 'tool_empty';
-    throw new ProviderError(type, (e as { error: string }).error.replace(/^tool \S+: /, ''));
+    // the failure as the tool runner raised it: the step adds the budget note again (once), and
+    // keeps the tool's name, which the runner's message already starts with
+    throw new ProviderError(type, withoutClippedNote((e as { error: string }).error));
   };
 }

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { scanLedger } from '../ledger/scan.js';
 import { isSessionFolderName, sessionsDirFor } from '../memory/paths.js';
-import { Accumulator, fixKind, percentile, type Event } from './fold.js';
+import { Accumulator, fixKind, percentile, type Declined, type Event } from './fold.js';
 
 const DAY_MS = 86_400_000;
 /** Rows kept in the long tables: the page is for reading, `--json` for everything else. */
@@ -31,6 +31,17 @@ const MAX_SKIPPED_LISTED = 20;
 /** A ledger bigger than this is skipped and named rather than read into memory. */
 const LEDGER_MAX_BYTES = 512 * 1024 * 1024;
 const RESULT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Declined jobs listed on the page, newest first (--json lists them all). */
+export const TOP_DECLINED = 30;
+
+/**
+ * A provider's name as people read it: a model's pinned identity `tiny@sha256:<64 hex>` becomes
+ * `tiny@3fa9c01b…` (enough to tell two weights of one id apart); the page shows the whole on hover.
+ */
+export function shortProvider(id: string): string {
+  return id.replace(/@sha256:([0-9a-f]{8})[0-9a-f]{56}$/, '@$1…');
+}
 
 export interface ReportData {
   report: 'report@1';
@@ -66,6 +77,8 @@ export interface ReportData {
   signatures_total: number;
   capability_gaps: { capability: string; schema: string; seen: number; sessions: number; declined: number; filters: Record<string, number>; last_seen: string }[];
   fixes: { provider: string; kind: string; fix: string; on_facts: number; on_failed: number }[];
+  /** every job that ended declined, newest first: its goal, why, the failure kinds on the way (not counted among the signatures) */
+  declined: Declined[];
 }
 
 export interface CollectOptions {
@@ -190,5 +203,6 @@ function build(o: CollectOptions, now: Date, since: string, period: 'day' | 'wee
     fixes: [...acc.fixes].flatMap(([provider, f]) => [...new Set([...f.facts.keys(), ...f.failed.keys()])].map((fix) => ({
       provider, kind: fixKind(fix), fix, on_facts: f.facts.get(fix) ?? 0, on_failed: f.failed.get(fix) ?? 0,
     }))).sort((a, b) => b.on_facts + b.on_failed - (a.on_facts + a.on_failed) || (a.provider + a.fix < b.provider + b.fix ? -1 : 1)),
+    declined: [...acc.declined].sort((a, b) => (a.t > b.t ? -1 : a.t < b.t ? 1 : a.session < b.session ? -1 : 1)),
   };
 }

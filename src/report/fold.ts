@@ -51,6 +51,8 @@ const bump = <K>(m: Map<K, number>, k: K, by = 1): void => void m.set(k, (m.get(
 interface Signature { kind: string; signature: string; seen: number; sessions: Set<string>; remedies: Map<string, number>; untrusted: number; last: string }
 interface Gap { capability: string; schema: string; seen: number; sessions: Set<string>; declined: number; filters: Map<string, number>; last: string }
 interface Fixes { facts: Map<string, number>; failed: Map<string, number> }
+/** A job that ended declined: its goal (the operator's T0 text), why, and the failure kinds on the way, once. */
+export interface Declined { session: string; t: string; goal: string; reason: string; kinds: string[] }
 
 export class Accumulator {
   readonly outcomes = new Map<string, number>();
@@ -63,6 +65,8 @@ export class Accumulator {
   readonly gaps = new Map<string, Gap>();
   /** provider -> fix text (normalised) -> counts on facts and on failed attempts */
   readonly fixes = new Map<string, Fixes>();
+  /** every declined job, one each (its failures are not spread over the signatures) */
+  readonly declined: Declined[] = [];
   /** jobs counted: sessions folded, and jobs known from result.json alone */
   jobs = 0;
   events = 0;
@@ -81,6 +85,8 @@ export class Accumulator {
     const failures: (FailureAt & { kind: string; signature: string; untrusted: boolean; t: string; event: Event })[] = [];
     const facts: FactAt[] = [];
     const controls: ControlAt[] = [];
+    let goal = '';
+    let reason: string | null = null;
     for (const e of events) {
       this.events++;
       const t = str(e.t);
@@ -117,18 +123,28 @@ export class Accumulator {
           if (e.outcome !== 'ok') d.failed++;
           break;
         }
+        case 'user_input':
+          goal = str(e.text) ?? goal;
+          break;
+        case 'declined':
+          reason = str(e.reason) ?? reason;
+          break;
         case 'answer_sent':
           outcome = str(e.outcome) ?? outcome;
+          reason ??= outcome === 'declined' ? str(e.text) : null;
           break;
       }
       if (CONTROL_TYPES.has(e.type)) {
         controls.push({ seq: e.seq, type: e.type, step: str(e.step), target: str(e.to), outcome: str(e.outcome) });
       }
     }
-    this.outcome(start, outcome ?? fallbackOutcome ?? 'unfinished');
+    const ended = outcome ?? fallbackOutcome ?? 'unfinished';
+    this.outcome(start, ended);
+    // a declined goal is one row with the kinds of failure that led there, not one signature per kind
+    if (ended === 'declined') this.declined.push({ session, t: str(events[0]?.t) ?? '', goal, reason: reason ?? '', kinds: [...new Set(failures.map((f) => f.kind))] });
     for (const f of failures) {
       const remedy = resolve(f, facts, controls).resolution ?? 'open';
-      this.signature(session, f, remedy);
+      if (ended !== 'declined') this.signature(session, f, remedy);
       if (f.kind === 'capability_gap') this.gap(session, f.event, f.t, remedy);
     }
   }

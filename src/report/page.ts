@@ -11,7 +11,7 @@
  * it computes nothing (collect.ts) and draws nothing (charts.ts).
  */
 import type { Chart } from './charts.js';
-import type { ReportData } from './collect.js';
+import { shortProvider, TOP_DECLINED, type ReportData } from './collect.js';
 
 /** Escape text for HTML content and attribute values. */
 export function esc(v: unknown): string {
@@ -33,13 +33,21 @@ dl.counts{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr))
 dl.counts div{background:#f6f8fa;border-radius:4px;padding:.3em .6em}dl.counts dt{font-size:.8em;color:#555}dl.counts dd{margin:0;font-size:1.3em;font-weight:600}
 `;
 
-type Cell = string | number;
+/** A cell whose text is short and whose whole value shows on hover (a provider's pinned identity). */
+interface Hover { text: string; title: string }
+type Cell = string | number | Hover;
+
+/** A provider cell: the short name, the whole identity on hover when it was shortened. */
+const provider = (id: string): Cell => (shortProvider(id) === id ? id : { text: shortProvider(id), title: id });
 
 /** A table whose header and cells are escaped; numeric cells align right. */
 function table(caption: string, head: readonly string[], rows: readonly (readonly Cell[])[], classes: readonly string[] = []): string {
   if (rows.length === 0) return `<p class="none">Nothing recorded in this window.</p>`;
   const th = head.map((h) => `<th scope="col">${esc(h)}</th>`).join('');
-  const tr = rows.map((r) => `<tr>${r.map((c, i) => `<td${typeof c === 'number' ? ' class="n"' : classes[i] ? ` class="${classes[i]}"` : ''}>${esc(c)}</td>`).join('')}</tr>`).join('\n');
+  const td = (c: Cell, i: number): string => typeof c === 'object'
+    ? `<td title="${esc(c.title)}">${esc(c.text)}</td>`
+    : `<td${typeof c === 'number' ? ' class="n"' : classes[i] ? ` class="${classes[i]}"` : ''}>${esc(c)}</td>`;
+  const tr = rows.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('\n');
   return `<table><caption>${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
@@ -83,7 +91,7 @@ function header(d: ReportData): string {
   return `<header><h1>picoharness report</h1>
 <p class="meta">Root <code>${esc(d.root)}</code> · sessions started since ${esc(d.since.slice(0, 16).replace('T', ' '))} UTC (last ${esc(d.days)} days) · generated ${esc(d.generated_at.slice(0, 19).replace('T', ' '))} UTC<br>
 Events from ${esc(when(d.range.first))} to ${esc(when(d.range.last))} UTC</p>
-<dl class="counts">${box('jobs', c.sessions)}${Object.entries(c.by_outcome).map(([k, v]) => box(k, v)).join('')}${box('facts', c.facts)}${box('failures', c.failures)}${box('provider calls', c.provider_calls)}${box('capability gaps', c.capability_gaps)}${box('ledgers skipped', l.skipped)}${box('outside the window', l.outside_window)}</dl>
+<dl class="counts">${box('jobs', c.sessions)}${box('declined goals', d.declined.length)}${Object.entries(c.by_outcome).map(([k, v]) => box(k, v)).join('')}${box('facts', c.facts)}${box('failures', c.failures)}${box('provider calls', c.provider_calls)}${box('capability gaps', c.capability_gaps)}${box('ledgers skipped', l.skipped)}${box('outside the window', l.outside_window)}</dl>
 ${trouble.map((t) => `<p class="warn">${esc(t)}.</p>`).join('\n')}${skipped}</header>`;
 }
 
@@ -96,20 +104,26 @@ export function renderPage(d: ReportData, charts: readonly Chart[]): string {
     const row = outcomes.map((o) => d.jobs_per_day.find((r) => r.day === day && r.outcome === o)?.jobs ?? 0);
     return [day, ...row, row.reduce((a, b) => a + b, 0)];
   });
+  const declined = d.declined.slice(0, TOP_DECLINED);
+  // what needs a person comes first: declined goals, failures, gaps; then the running picture
   const body = [
     header(d),
-    section(ch('jobs'), table('Jobs per day (UTC) by outcome', ['day', ...outcomes, 'total'], jobsRows)),
-    section(ch('durations'), table('Call duration per provider (ms)', ['provider', 'calls', 'failed calls', 'p50', 'p90', 'max'],
-      d.durations.map((r) => [r.provider, r.calls, r.failed_calls, ms(r.p50_ms), ms(r.p90_ms), ms(r.max_ms)]))),
-    section(ch('passrate'), table(`Pass rate per provider and schema, by ${d.period}`, [d.period, 'provider', 'schema', 'passed', 'failed', 'pass rate'],
-      d.pass_rate.map((r) => [r.period, r.provider, r.schema, r.ok, r.failed, pct(r.pass_rate)]))),
+    `<section aria-labelledby="h-declined"><h2 id="h-declined">Declined goals</h2>
+<p class="desc">One row per job that ended declined, newest first: the goal as it was asked, why it was declined, and the kinds of failure on the way (these are not counted again among the signatures below).</p>
+<div class="tablewrap">${table(`${declined.length} of ${d.declined.length} declined goals`, ['started (UTC)', 'goal', 'why', 'failures on the way', 'session'],
+      declined.map((r) => [r.t.slice(0, 16).replace('T', ' '), r.goal, r.reason, r.kinds.join(', ') || '—', r.session]), ['', 'sig', 'sig'])}</div></section>`,
     section(ch('signatures'), table(`Top ${d.signatures.length} of ${d.signatures_total} failure signatures`, ['#', 'kind', 'signature', 'seen', 'sessions', 'remedies', 'last seen'],
       d.signatures.map((r, i) => [i + 1, r.kind, r.signature, r.seen, r.sessions, pairs(r.remedies), r.last_seen.slice(0, 16).replace('T', ' ')]), ['', '', 'sig']),
     `<p class="desc">A remedy is what followed the failure: <b>retry_same</b> the same provider then passed, <b>escalated</b> another provider did, <b>replanned</b> a new plan was made, <b>declined</b> the job said it could not, <b>abandoned</b> the job ended without it, <b>open</b> the job has not ended. Signatures can quote outside (T1) data: read them as data. More: <code>pico failures report</code>.</p>`),
     section(ch('gaps'), table('Capability gaps', ['capability', 'schema', 'times', 'sessions', 'declined', 'candidates ruled out, by filter', 'last seen'],
       d.capability_gaps.map((r) => [r.capability, r.schema, r.seen, r.sessions, r.declined, pairs(r.filters), r.last_seen.slice(0, 16).replace('T', ' ')]))),
+    section(ch('jobs'), table('Jobs per day (UTC) by outcome', ['day', ...outcomes, 'total'], jobsRows)),
+    section(ch('passrate'), table(`Pass rate per provider and schema, by ${d.period}`, [d.period, 'provider', 'schema', 'passed', 'failed', 'pass rate'],
+      d.pass_rate.map((r) => [r.period, provider(r.provider), r.schema, r.ok, r.failed, pct(r.pass_rate)]))),
+    section(ch('durations'), table('Call duration per provider (ms)', ['provider', 'calls', 'failed calls', 'p50', 'p90', 'max'],
+      d.durations.map((r) => [provider(r.provider), r.calls, r.failed_calls, ms(r.p50_ms), ms(r.p90_ms), ms(r.max_ms)]))),
     section(ch('fixes'), table('Ladder fixes per provider (most made first)', ['provider', 'kind', 'fix', 'on facts', 'on failed attempts'],
-      d.fixes.slice(0, 40).map((r) => [r.provider, r.kind, r.fix, r.on_facts, r.on_failed]), ['', '', 'sig'])),
+      d.fixes.slice(0, 40).map((r) => [provider(r.provider), r.kind, r.fix, r.on_facts, r.on_failed]), ['', '', 'sig'])),
   ].join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -91,16 +91,8 @@ export interface RunSessionOptions {
 
 export const SESSIONS_DIR = 'sessions';
 
-/** The folder of the package itself (where shipped providers and manifests live). */
-export const PACKAGE_DIR = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return dir;
-})();
+/** The folder of the package itself (where shipped providers and manifests live): src/base/package.ts owns it. */
+export { PACKAGE_DIR } from '../base/package.js';
 
 export class Runtime {
   private loaded!: LoadedRoot;

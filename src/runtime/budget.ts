@@ -38,6 +38,21 @@ export function clipToBudget<M extends object>(m: M, leftMs: number): { manifest
   return { manifest: { ...m, limits: { ...(m as unknown as Limited).limits, timeout_ms: left } }, clippedTo: left };
 }
 
+/**
+ * Said after a timeout when the call's own limit had been cut to the budget: the call did not
+ * run out of its own time but of the job's. Only a timeout gets it (a failed or empty call did
+ * not fail for want of time), and it is written once, by the step; a replay that hands the
+ * recorded failure back to the step takes it off first (`withoutClippedNote`).
+ */
+export function clippedNote(budgetClass: string, clippedTo: number | null): string {
+  return clippedTo === null ? '' : ` (its limit was cut to the ${clippedTo} ms left of the ${budgetClass} budget)`;
+}
+
+/** A recorded failure text without the note `clippedNote` added to it. */
+export function withoutClippedNote(text: string): string {
+  return text.replace(/ \(its limit was cut to the \d+ ms left of the [a-z_]+ budget\)$/, '');
+}
+
 export class Budget {
   readonly limits: BudgetLimits;
   private readonly startWall = performance.now();

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { budgetClassSchema, capabilityId, schemaId } from '../base/ids.js';
 import { jobShapeProblem } from './job-limits.js';
+import { nearest } from '../base/near.js';
 
 const stepName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, "_" or "-"');
 
@@ -64,13 +65,39 @@ export function parseJob(value: unknown, where = 'job'): Job {
   if (shape) throw new JobError(`${where}: not a valid job@1: ${shape}`, 'a job names its inputs (paths, short values) in args; it does not carry data: keep args flat and small, and the file UTF-8 text; see README "Job files"');
   const r = jobSchema.safeParse(value);
   if (r.success) return r.data;
-  const lines = r.error.issues.map((i) => {
-    const path = i.path.join('.') || '(top level)';
-    if (i.code === 'unrecognized_keys') return `${path}: unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    return `${path}: ${i.message}`;
-  });
+  const lines = r.error.issues.map((i) => issueLine(i, value));
   throw new JobError(
     `${where}: not a valid job@1: ${lines.join('; ')}`,
     'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch"} with an optional "plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]; see README "Job files"',
   );
+}
+
+/** The fields a job may have at a path: the top level's, or a plan step's. */
+function fieldsAt(path: readonly PropertyKey[]): string[] {
+  return Object.keys(path.length === 0 ? jobSchema.shape : jobStepSchema.shape);
+}
+
+/** The value at `path` in the document as given (undefined when absent). */
+function at(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** One problem in words: an unknown field with its did-you-mean, a missing field by name, else zod's message. */
+function issueLine(i: z.core.$ZodIssue, value: unknown): string {
+  const path = i.path.join('.') || '(top level)';
+  if (i.code === 'unrecognized_keys') {
+    const known = fieldsAt(i.path);
+    return `${path}: unknown field(s) ${i.keys.map((k) => {
+      const near = nearest(k, known);
+      return near ? `"${k}" (did you mean "${near}"?)` : `"${k}"`;
+    }).join(', ')}`;
+  }
+  if (i.path.length > 0 && at(value, i.path) === undefined && (i.code === 'invalid_type' || i.code === 'invalid_value')) {
+    const name = String(i.path.at(-1));
+    const values = i.code === 'invalid_value' ? ` (one of ${i.values.map((v) => JSON.stringify(v)).join(', ')})` : '';
+    return `${i.path.slice(0, -1).join('.') || '(top level)'}: the required field "${name}" is missing${values}`;
+  }
+  return `${path}: ${i.message}`;
 }

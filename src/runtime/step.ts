@@ -24,7 +24,7 @@ import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
 import { weakest, type Trust } from '../base/trust.js';
-import { Budget, clipToBudget, STOP_RESERVE_MS } from './budget.js';
+import { Budget, clipToBudget, clippedNote, STOP_RESERVE_MS } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
@@ -160,7 +160,11 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
         });
         input = run.output;
       } catch (err) {
-        if (err instanceof ProviderError) return giveUp(ctx, spec, err.type, `tool ${tool.name}: ${err.message}${clippedNote(ctx, clip.clippedTo)}`, { tool: tool.name, detailTrust: 'T1' });
+        if (err instanceof ProviderError) {
+          // the tool runner names the tool already (src/tools/run.ts); a runner that does not gets the name here, once
+          const said = err.message.startsWith(`tool ${tool.name}: `) ? err.message : `tool ${tool.name}: ${err.message}`;
+          return giveUp(ctx, spec, err.type, `${said}${timeoutNote(ctx, err.type, clip.clippedTo)}`, { tool: tool.name, detailTrust: 'T1' });
+        }
         throw err;
       }
     } else {
@@ -291,7 +295,8 @@ async function tryProvider(
       output_blob: outputBlob, model_call: adapter.isModel,
     });
     if (fault || !response) {
-      failure(fault?.type ?? 'tool_failed', `${fault?.message ?? 'provider returned nothing'}${clippedNote(ctx, clip.clippedTo)}`, { detail_trust: 'T1' });
+      const type = fault?.type ?? 'tool_failed';
+      failure(type, `${fault?.message ?? 'provider returned nothing'}${timeoutNote(ctx, type, clip.clippedTo)}`, { detail_trust: 'T1' });
       continue;
     }
     response = phase('REDUCE', provider.id, response) as typeof response;
@@ -340,9 +345,9 @@ function compactForModel(ctx: StepContext, step: string, provider: string, input
   return cut.text;
 }
 
-/** Said after a fault when the call's own limit had been cut to the budget. */
-function clippedNote(ctx: StepContext, clippedTo: number | null): string {
-  return clippedTo === null ? '' : ` (its limit was cut to the ${clippedTo} ms left of the ${ctx.budget.budgetClass} budget)`;
+/** The budget note after a timeout whose limit had been cut to the budget (budget.ts clippedNote); nothing after any other fault. */
+function timeoutNote(ctx: StepContext, type: string, clippedTo: number | null): string {
+  return type === 'tool_timeout' ? clippedNote(ctx.budget.budgetClass, clippedTo) : '';
 }
 
 /**

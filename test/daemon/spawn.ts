@@ -69,6 +69,26 @@ export function startDaemon(root: string, env: NodeJS.ProcessEnv = {}, extraArgs
   };
 }
 
+/**
+ * Run a pico command to completion without blocking this worker's event loop (vitest's worker
+ * must keep answering its runner: a test that blocks it for a minute in spawnSync calls fails
+ * with an RPC timeout on a loaded machine); returns exit code and output.
+ */
+export function picoAsync(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN_JS, ...args], { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
 /** Run a pico command to completion; returns exit code and output. */
 export function pico(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000 });

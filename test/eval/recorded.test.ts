@@ -18,6 +18,7 @@ import { ladderAnswer } from '../../src/eval/modes.js';
 import { isRight, same } from '../../src/eval/score.js';
 import { loadRoot } from '../../src/registry/load.js';
 import { tempDir } from '../helpers/temp.js';
+import { makeRoot } from '../helpers/root.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(REPO, 'dist/src/cli/main.js');
@@ -31,8 +32,12 @@ const havePython = haveCorpora && existsSync(SCORER) && spawnSync('python3', ['-
 if (!haveCorpora) console.warn(`[test/eval] corpus tests skipped: ${CORPORA} is absent (the shared folder beside the repo)`);
 else if (!havePython) console.warn('[test/eval] reference-scorer comparison skipped: python3 or ../shared/tools/score-corpus is absent');
 
+// the commands run from the checkout (relative paths are the repository's) on a root of their own:
+// the checkout itself is never a root
+let root: string | undefined;
 function pico(args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20 });
+  root ??= makeRoot('pico-eval-recorded-');
+  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20, env: { ...process.env, PICO_ROOT: root } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,8 +1,8 @@
 /**
  * Every `pico` command line in the README's ```sh blocks still works as
  * written. They run in README order, with the compiled CLI, from inside a
- * fresh `pico init` root (which is what `--root .`, `DIR` and the quick
- * start's `/tmp/r` stand for; `test/` and `../shared/` are linked beside it so
+ * fresh `pico init` root (which is what `DIR`, the quick start's `root`
+ * (the folder npm start makes) and its `/tmp/r` stand for; `test/` and `../shared/` are linked beside it so
  * the repository paths the README names resolve). Placeholders become real
  * values: `<job id>`, `<session id>`, `JOB` and `SESSION` the newest session
  * of the root, `CASES` the shipped eval set, `[--flag]` the flag, `[STEP]`
@@ -54,6 +54,9 @@ function concrete(command: string, base: string, root: string): string {
     .replace(/\/tmp\/r\b/g, join(base, 'r'))
     .replace(/\/tmp\/([\w.-]+)/g, (_m, f: string) => join(base, f))
     .replace(/\bDIR\b/g, root)
+    // the quick start's ./root (the root npm start makes in the checkout) is the root the lines run in
+    .replace(/--root root\b/g, '--root .')
+    .replace(/(^|\s)root\//g, '$1')
     .replace(/\bCASES\b/g, 'examples/eval/admin.json')
     .replace(/\[(--[^\]]+)\]/g, '$1')
     .replace(/ \[[A-Z]+\]/g, '');

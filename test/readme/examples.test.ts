@@ -129,8 +129,10 @@ describe('the README reference "Files you write"', () => {
     writeFileSync(`${decision}.tmp`, body, { mode: 0o600 });
     spawnSync('mv', [`${decision}.tmp`, decision]);
     await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
-    const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string };
+    const result = JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; answer: string };
     expect(result.outcome).toBe('answered');
+    // the answer says what went and what stayed (prune_result@1), by name
+    expect(result.answer).toMatch(/^Removed 2 files from "[^"]*\/examples\/archive" \([^)]+\): "app\.log\.\d", "app\.log\.\d"; kept the newest 3 of 5: /);
     const events = readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
     // `by` is the decision file's owner (this process's user), not the example's text
     expect(events.find((e) => e.type === 'approval_granted')).toMatchObject({ step: 'prune', by: userName(process.geteuid!()) ?? `uid ${process.geteuid!()}` });

@@ -56,16 +56,18 @@ async function runInstalled(bin: string, jobFile: string): Promise<Record<string
 }
 
 describe('systemd/install.sh', () => {
-  it('--dry-run prints every step of a real install (user, group, npm ci --omit=dev, pico init, modes, systemctl) and changes nothing', () => {
+  it('--dry-run prints every step of a real install (user, group, npm ci at most once, npm prune --omit=dev, pico init, modes, systemctl) and changes nothing', () => {
     const before = existsSync('/opt/picoharness');
     const r = sh(INSTALL, ['--dry-run']);
     expect(r.code, r.out).toBe(0);
     for (const step of [
-      /^\+ \(cd .* && npm ci --no-audit --no-fund\)$/m,
+      // npm ci runs once, for the build (or not at all when node_modules matches the lock file already)
+      /^(\+ \(cd .* && npm ci --no-audit --no-fund\)|install\.sh: node_modules matches package-lock\.json: not running npm ci again)$/m,
       /^\+ \(cd .* && npm run build\)$/m,
       /^(\+ groupadd --system picoharness|install.sh: group picoharness exists)$/m,
       /^(\+ useradd --system --gid picoharness .*picoharness|install.sh: user picoharness exists)$/m,
-      /^\+ \(cd \/opt\/picoharness\.new && npm ci --omit=dev --no-audit --no-fund\)$/m,
+      /^\+ cp -Rp \S+\/node_modules \/opt\/picoharness\.new\/node_modules$/m,
+      /^\+ \(cd \/opt\/picoharness\.new && npm prune --omit=dev --no-audit --no-fund\)$/m,
       /^\+ sh \/opt\/picoharness\.new\/systemd\/prune-deps\.sh \/opt\/picoharness\.new$/m,
       /^\+ write \/usr\/local\/bin\/pico$/m,
       /^\+ runuser -u picoharness -- sh -c umask 0027; exec "\$@" sh \S+ \/opt\/picoharness\/dist\/src\/cli\/main\.js init \/var\/lib\/picoharness$/m,
@@ -74,6 +76,31 @@ describe('systemd/install.sh', () => {
       /^\+ systemctl enable --now picoharness\.service$/m,
     ]) expect(r.out).toMatch(step);
     expect(existsSync('/opt/picoharness')).toBe(before);
+    // npm ci runs at most once: for the build, and not at all when node_modules matches the lock file
+    expect(r.out.match(/^\+ \(cd .* && npm ci\b/gm) ?? []).toHaveLength(r.out.includes('not running npm ci again') ? 0 : 1);
+  });
+
+  it('--help prints the comment block at the top of the script, and not one line of the script itself', () => {
+    const r = sh(INSTALL, ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^picoharness as a systemd service/);
+    expect(r.out).toMatch(/--uninstall \[--purge\] +see above\n$/);
+    expect(r.out).not.toMatch(/^#|set -euo|PREFIX=|usage\(\)/m);
+  });
+
+  it.skipIf(existsSync('/run/systemd/system'))('refuses, before changing anything, to install a unit on a machine whose PID 1 is not systemd', () => {
+    const prefixless = sh(INSTALL, ['--no-users', '--no-build', '--no-npm']);
+    expect(prefixless.code).toBe(2);
+    expect(prefixless.out).toMatch(/systemd is not the init system here \(PID 1 is .*\).*try it with --prefix DIR/);
+    expect(prefixless.out).not.toMatch(/^\+ /m);
+  });
+
+  it('stages only the files the package ships (those git tracks), one by one, never a whole folder of the checkout', () => {
+    const r = sh(INSTALL, ['--dry-run', '--no-users', '--prefix', tempDir('pico-install-')]);
+    expect(r.code, r.out).toBe(0);
+    const shipped = spawnSync('git', ['-C', CHECKOUT, 'ls-files', '--', 'manifests', 'prompts', 'examples', 'systemd', 'providers/*.sh'], { encoding: 'utf8' });
+    if (shipped.status === 0) expect(r.out).toContain(`+ copy the ${shipped.stdout.trim().split('\n').length} shipped files of manifests prompts examples systemd providers/*.sh`);
+    expect(r.out).not.toMatch(/cp -Rp \S+\/(manifests|examples|prompts) /);
   });
 
   it('installs into a prefix, the installed pico runs the installed daemon, upgrades keeping the root, and uninstalls keeping it unless --purge', async () => {

@@ -1,0 +1,138 @@
+/**
+ * Issue 21 item 1: "Every run can be replayed" — byte for byte, for every
+ * example job and for one job per failure kind: a tool that fails, a tool
+ * that times out, a budget cut (a tool whose limit the budget cut, then a
+ * step with no budget left), a schema refusal (a provider whose output the
+ * ladder refuses), an approval denied (a destructive step with no one to
+ * approve it) and a cancel (the operator's close). Each runs through the real
+ * runtime — tools through the execution world on this machine, shell
+ * providers as subprocesses — and `replaySession` runs it again from its
+ * inputs and recorded tool outputs and diffs the ledgers line by line.
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRuntime, type Runtime } from '../../src/root/runtime.js';
+import { replaySession } from '../../src/replay/replay.js';
+import { readLedger } from '../../src/ledger/ledger.js';
+import { parseJob, type Job } from '../../src/runtime/job.js';
+import { makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
+
+let root: string;
+let rt: Runtime;
+let parser: string;
+
+/** A tool manifest running `sh -c body` (tests only). */
+function shTool(name: string, body: string, timeoutMs = 10_000): Record<string, unknown> {
+  return {
+    manifest: 'tool@1', name, description: `${name} (tests only)`, command: ['sh', '-c', body, name],
+    input_schema: { type: 'object', properties: {}, additionalProperties: false }, output: { media: 'text' }, reducer: 'extract@1',
+    effect: 'read_only', idempotent: true, trust_out: 'T1', limits: { timeout_ms: timeoutMs, max_output_bytes: 65536 },
+  };
+}
+
+beforeAll(async () => {
+  root = makeRoot('pico-replay-kinds-');
+  put(root, 'manifests/tools/fails.json', shTool('fails', 'echo "no such device" >&2; exit 3'));
+  put(root, 'manifests/tools/hangs.json', shTool('hangs', 'sleep 30', 400));
+  put(root, 'manifests/tools/slow.json', shTool('slow', 'sleep 30'));
+  put(root, 'manifests/tools/says.json', shTool('says', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"'));
+  // a provider whose every answer breaks the schema: the ladder refuses it, twice
+  script(root, 'providers/wrong.sh', `cat >/dev/null; printf '%s' '{"host": 5, "nonsense": true}'`);
+  put(root, 'manifests/providers/wrong.json', shellProvider('wrong', ['providers/wrong.sh'], { schemas: ['log_summary@2'], priority: 0 }));
+  parser = readFileSync(join(root, 'manifests/providers/log-summary-parser.json'), 'utf8');
+  rt = await openRuntime(root);
+}, 60_000);
+afterAll(async () => { await rt?.close(); });
+
+/** Run a job to its end, replay it, and return the report with the session's failure event types. */
+async function runAndReplay(job: Job, close?: { reason: string }): Promise<{ identical: boolean; diff: string; types: string[]; outcome: string }> {
+  const id = newSession(rt, job);
+  const result = close ? await rt.runSession(id, { closeReason: close.reason, cancelled: true }) : await rt.runSession(id);
+  const report = await replaySession(rt, id);
+  const types = readLedger(rt.sessionDir(id)).map((e) => e.type);
+  const d = report.firstDifference;
+  return { identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : JSON.stringify(report.compositionDiffers), types, outcome: result.outcome };
+}
+
+const step = (tool: string, over: Record<string, unknown> = {}) => ({ step: tool, tool, args: {}, capability: 'extract@1', schema: 'log_summary@2', ...over });
+const job = (budget: string, ...plan: Record<string, unknown>[]) => parseJob({ job: 'job@1', goal: 'what does the log say?', budget_class: budget, plan });
+
+describe('replay is byte-identical for every failure kind', () => {
+  it('a tool that fails: the error names the tool once and carries no budget note', async () => {
+    const r = await runAndReplay(job('attended', step('fails')));
+    expect(r.types).toContain('tool_failed');
+    expect(r.identical, r.diff).toBe(true);
+    const failed = readLedger(rt.sessionDir(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n)).sort().at(-1)!)).find((e) => e.type === 'tool_failed')!;
+    expect((failed as { error: string }).error).toMatch(/^tool fails: (?!tool fails: )/);
+    expect((failed as { error: string }).error).not.toContain('its limit was cut');
+  }, 60_000);
+
+  it('a tool that times out', async () => {
+    const r = await runAndReplay(job('attended', step('hangs')));
+    expect(r.types).toContain('tool_timeout');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('a budget cut: the tool\'s limit cut to the budget (the note said once), then a step with no budget left', async () => {
+    const r = await runAndReplay(job('interactive', step('slow'), step('says')));
+    expect(r.types).toContain('tool_timeout');
+    expect(r.types.some((t) => t === 'budget_exhausted' || t === 'step_failed')).toBe(true);
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('a schema refusal: a provider whose output the ladder refuses', async () => {
+    // the shipped log parser would be chosen first (code first): without it, the wrong provider serves
+    rmSync(join(root, 'manifests/providers/log-summary-parser.json'));
+    await rt.refresh();
+    const r = await runAndReplay(job('attended', { ...step('says'), step: 'log' }));
+    put(root, 'manifests/providers/log-summary-parser.json', parser);
+    await rt.refresh();
+    expect(r.types.some((t) => t === 'validation_failed' || t === 'grammar_failed')).toBe(true);
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('an approval denied: a destructive step with no one to approve it', async () => {
+    const prune = parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs/prune-the-log-archive.json'), 'utf8')));
+    const r = await runAndReplay(prune);
+    expect(r.types).toContain('approval_denied');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('a cancel: the operator closes the session before its steps run', async () => {
+    const r = await runAndReplay(job('attended', step('says')), { reason: 'cancelled by pi with pico cancel' });
+    expect(r.outcome).toBe('cancelled');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+});
+
+describe('a cancel in the middle', () => {
+  it('a cancel after a step ran: the first run stops between steps, the close run resumes and closes the rest', async () => {
+    const id = newSession(rt, job('attended', step('says'), { ...step('says'), step: 'again' }));
+    const stop = new AbortController();
+    await rt.runSession(id, { signal: stop.signal, onEvent: (e) => { if (e.type === 'fact_added') stop.abort(); } });
+    const closed = await rt.runSession(id, { closeReason: 'cancelled by pi with pico cancel', cancelled: true });
+    expect(closed.outcome).toBe('cancelled');
+    const types = readLedger(rt.sessionDir(id)).map((e) => e.type);
+    expect(types.indexOf('resumed')).toBeGreaterThan(types.indexOf('fact_added'));
+    const report = await replaySession(rt, id);
+    expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+  }, 60_000);
+});
+
+describe('replay is byte-identical for every example job, run on this machine', () => {
+  const files = () => readdirSync(join(root, 'examples/jobs')).filter((f) => f.endsWith('.json')).sort();
+  it('every shipped example job, each within its budget class', async () => {
+    const differ: string[] = [];
+    const cut: string[] = [];
+    for (const f of files()) {
+      const r = await runAndReplay(parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs', f), 'utf8'))));
+      if (!r.identical) differ.push(`${f}: ${r.diff}`);
+      if (r.types.includes('budget_exhausted')) cut.push(f);
+    }
+    expect(files().length).toBeGreaterThanOrEqual(15);
+    expect(differ, differ.join('\n\n')).toEqual([]);
+    // a class that fits the shipped tools: no example runs out of its budget on this machine
+    expect(cut).toEqual([]);
+  }, 300_000);
+});
