@@ -35,6 +35,8 @@ class Builder {
   /** the rule name of each local $ref, made before its body so a schema may refer to itself */
   readonly refs = new Map<string, string>();
   private readonly reserved = new Set<string>();
+  /** anyOf / oneOf branches left out because they cannot become a grammar, each with its reason */
+  readonly dropped: string[] = [];
   private n = 0;
 
   constructor(readonly root: Schema) {}
@@ -330,7 +332,7 @@ function rule(s: Schema, b: Builder, where: string): string {
   if ('const' in s) return jsonLit(s.const);
   if (Array.isArray(s.enum)) return `(${(s.enum as unknown[]).map(jsonLit).join(' | ')})`;
   const alts = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
-  if (Array.isArray(alts)) return `(${alts.map((a, i) => b.add('alt', rule(a, b, `${where}|${i}`))).join(' | ')})`;
+  if (Array.isArray(alts)) return altsRule(alts, b, where);
   const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
   if (types.length > 1) return `(${types.map((t) => rule({ ...s, type: t }, b, where)).join(' | ')})`;
   switch (types[0]) {
@@ -344,6 +346,28 @@ function rule(s: Schema, b: Builder, where: string): string {
     case undefined: return valueRule(b);
     default: throw new GrammarRefused(`${where}: type ${JSON.stringify(types[0])} has no grammar`);
   }
+}
+
+/**
+ * The alternatives of an anyOf / oneOf. A branch that cannot become a grammar is left out while
+ * another one can (the grammar only narrows: the plan grammar over several tools still serves the
+ * tools it can express, and the one it cannot is simply not emitted); the refusal is kept in
+ * `b.dropped`. When no branch can, the first refusal stands.
+ */
+function altsRule(alts: readonly Schema[], b: Builder, where: string): string {
+  const kept: string[] = [];
+  const refused: GrammarRefused[] = [];
+  alts.forEach((a, i) => {
+    try {
+      kept.push(b.add('alt', rule(a, b, `${where}|${i}`)));
+    } catch (e) {
+      if (!(e instanceof GrammarRefused)) throw e;
+      refused.push(e);
+    }
+  });
+  if (kept.length === 0) throw refused[0] ?? new GrammarRefused(`${where}: an empty anyOf admits nothing`);
+  b.dropped.push(...refused.map((e) => e.message));
+  return `(${kept.join(' | ')})`;
 }
 
 /** The GBNF grammar for a schema; throws GrammarRefused naming what it cannot translate. */

@@ -40,6 +40,16 @@ describe('JSON Schema to GBNF', () => {
     expect(() => patternRule('^a|b$')).toThrow(/top-level "\|"/);
   });
 
+  it('a plan over several tools leaves out only the tool whose arguments cannot become a grammar; with none left it is refused', () => {
+    const call = (name: string) => ({ type: 'object', required: ['name', 'arguments'], properties: { name: { const: name }, arguments: tool(name).input_schema } });
+    const plan = (...names: string[]) => ({ type: 'array', minItems: 1, items: { anyOf: names.map(call) } });
+    const g = gbnfFor(plan('load_top', 'image_info', 'file_stat'), 'plan');
+    expect(g).toContain(JSON.stringify(JSON.stringify('load_top')).slice(1, -1));
+    expect(g).toContain(JSON.stringify(JSON.stringify('file_stat')).slice(1, -1));
+    expect(g).not.toContain('image_info');
+    expect(() => gbnfFor(plan('image_info'), 'plan')).toThrow(/plan\[\]\|0\.arguments\.path: pattern .*lookarounds/);
+  });
+
   it('an unanchored pattern may be surrounded by other characters, as JSON Schema searches', () => {
     expect(patternRule('ab')).toMatch(/^\[\^.*\]\* \("ab"\) \[\^.*\]\*$/);
     expect(patternRule('^ab$')).toBe('("ab")');
