@@ -56,8 +56,9 @@ class Builder {
     return name;
   }
 
+  /** The grammar text. `ws` admits no whitespace: compact JSON, so a small model with a short max_tokens spends none on spacing (a spaced answer ran out of tokens mid-object). */
   text(root: string): string {
-    return [`root ::= ${root}`, 'ws ::= [ \\t\\n]{0,8}', ...[...this.rules].map(([k, v]) => `${k} ::= ${v}`)].join('\n');
+    return [`root ::= ${root}`, 'ws ::= ""', ...[...this.rules].map(([k, v]) => `${k} ::= ${v}`)].join('\n');
   }
 }
 
