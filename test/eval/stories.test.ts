@@ -23,7 +23,7 @@ const present = existsSync(STORIES);
 if (!present) console.warn(`[test/eval] stories260K end-to-end skipped: ${STORIES} is absent`);
 
 function pico(args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20, timeout: 300_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -55,7 +55,7 @@ function makeRoot(): { root: string; cases: string } {
 }
 
 describe.skipIf(!present)('pico eval with stories260K (issue 16)', () => {
-  it('every mode runs end to end, and --record then --replay prints the same table byte for byte', { timeout: 120_000 }, () => {
+  it('every mode runs end to end, and --record then --replay prints the same table byte for byte', { timeout: 420_000 }, () => {
     const { root, cases } = makeRoot();
     const cassette = path.join(root, 'cassette');
     const live = pico(['eval', cases, '--provider', 'stories', '--root', root, '--record', cassette]);
