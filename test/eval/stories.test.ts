@@ -9,7 +9,7 @@
  * this file under a minute on two cores. Skips with a message when the model
  * file is absent.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,9 +22,17 @@ const STORIES = path.resolve(REPO, '../shared/models/stories260K.gguf');
 const present = existsSync(STORIES);
 if (!present) console.warn(`[test/eval] stories260K end-to-end skipped: ${STORIES} is absent`);
 
-function pico(args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20, timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** Runs the CLI without blocking this worker (a run of minutes inside spawnSync starves vitest's own messages). */
+function pico(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.once('close', (code) => { clearTimeout(timer); done({ code, stdout, stderr }); });
+  });
 }
 
 /** A root with the shipped manifests, a stories260K provider, and a subset of the shipped set (paths made absolute). */
@@ -55,10 +63,10 @@ function makeRoot(): { root: string; cases: string } {
 }
 
 describe.skipIf(!present)('pico eval with stories260K (issue 16)', () => {
-  it('every mode runs end to end, and --record then --replay prints the same table byte for byte', { timeout: 420_000 }, () => {
+  it('every mode runs end to end, and --record then --replay prints the same table byte for byte', { timeout: 420_000 }, async () => {
     const { root, cases } = makeRoot();
     const cassette = path.join(root, 'cassette');
-    const live = pico(['eval', cases, '--provider', 'stories', '--root', root, '--record', cassette]);
+    const live = await pico(['eval', cases, '--provider', 'stories', '--root', root, '--record', cassette]);
     expect(live.code, live.stderr).toBe(0);
     for (const mode of ['raw', 'extract', 'ladder', 'retry', 'grammar']) expect(live.stdout).toMatch(new RegExp(`^${mode} +[01]\\.\\d{3} +\\d+/\\d+`, 'm'));
     expect(live.stdout).toContain('stories@sha256:270cba1b');
@@ -71,12 +79,12 @@ describe.skipIf(!present)('pico eval with stories260K (issue 16)', () => {
     // the free call is unconstrained: the tiny model writes story English, which no ladder can read
     expect(calls.filter((c) => c.purpose === 'free').every((c) => c.constrained === false)).toBe(true);
 
-    const replay = pico(['eval', cases, '--root', root, '--replay', cassette]);
+    const replay = await pico(['eval', cases, '--root', root, '--replay', cassette]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stderr).toContain('no model was called');
     expect(replay.stdout).toBe(live.stdout);
 
-    const other = pico(['eval', cases, '--root', root, '--replay', cassette, '--shots', '2']);
+    const other = await pico(['eval', cases, '--root', root, '--replay', cassette, '--shots', '2']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('recorded with prompt variant compact/0-shot/json-only');
   });
