@@ -264,7 +264,9 @@ describe('the loopback API, on a real daemon', () => {
     const s = await openStream(api, `/jobs/${id}/events`);
     await s.ended;
     expect(JSON.parse(s.frames.at(-1)!.data)).toMatchObject({ outcome: 'answered' });
-    expect((await call(api, 'GET', '/metrics')).body).toMatch(/pico_jobs_finished_total\{outcome="answered",budget_class="interactive"\} 1/);
+    // the stream ends with the ledger's answer; the daemon counts the job when the worker hands it back, a moment later
+    const finished = /pico_jobs_finished_total\{outcome="answered",budget_class="interactive"\} 1/;
+    await until(async () => finished.test((await call(api, 'GET', '/metrics')).body), 10_000, 'the finished job in /metrics');
     // a second daemon on the same socket is refused, not allowed to take it over
     const other = exampleRoot();
     const second = pico(['daemon', '--root', other.root, '--listen', `unix:${path}`]);
