@@ -186,7 +186,11 @@ describe('the loopback API, on a real daemon', () => {
     }
     const { id } = await dropIntoInbox(Buffer.from('{"job":'), root);
     await until(() => reasonFor(root, id));
-    const r = JSON.parse((await call(api, 'GET', `/jobs/${id}`)).body) as { state: string; rejection: { problem: string } };
+    // the reason file is written before the entry leaves the inbox: until then the job still reads as queued
+    const r = await until(async () => {
+      const doc = JSON.parse((await call(api, 'GET', `/jobs/${id}`)).body) as { state: string; rejection: { problem: string } };
+      return doc.state === 'queued' ? null : doc;
+    }, 10_000, 'the rejected entry to leave the inbox');
     expect(r.state).toBe('rejected');
     expect(r.rejection.problem).toBe(reasonFor(root, id)!.problem);
     const s = await openStream(api, `/jobs/${id}/events`);
