@@ -231,8 +231,13 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
     pool = pc.playbooks.filter((p) => p.steps.every((s) => pc.registry.tools.get(s.tool)?.effect !== 'destructive'));
   }
   // a question about something no tool looks at is not answered with a neighbouring fact
-  if (!part.action && part.focus && part.focus.unknown.length > 0) {
+  // (a file's extension is the path's, not a topic: "how big is backup.tar")
+  const ext = e.path && /\.([A-Za-z0-9]+)$/.exec(e.path)?.[1]?.toLowerCase();
+  if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext)) {
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
+  }
+  if (!part.action && !reader.measurable(part)) {
+    return gap(`the goal asks how ${part.focus!.attribute} "${part.focus!.text}" is, and no tool measures that of it`, `I could not check "${part.text}": no tool here measures the ${part.focus!.attribute === 'size' ? 'size' : part.focus!.attribute} of ${part.focus!.text}.`);
   }
   const uncovered = part.action ? [] : reader.uncovered(part);
   if (uncovered.length > 0 && uncovered.length === part.reading.groups.length && !e.unit && !e.path) {

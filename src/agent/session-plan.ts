@@ -33,7 +33,11 @@ type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexic
 export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
   return {
     plannableTools, cacheHit, droppedUnplanned,
-    explain: (ledger, held, planned) => explain(ledger.all, held, planned),
+    // a check is named by what it answers (its tool's first "when" phrase), never by the tool's id
+    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool) => {
+      const t = registry.tools.get(tool);
+      return t ? `"${(t.when ?? t.description).split(/[,;(]/)[0]!.trim()}"` : tool;
+    }),
     reuse: (hit, registry) => {
       const steps = cachedSteps(hit, registry);
       return steps ? withAnswer(steps) : null;

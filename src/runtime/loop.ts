@@ -337,7 +337,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
     text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
   } else text = '';
   // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
-  const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0);
+  const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0, d.registry);
   if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';

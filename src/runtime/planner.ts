@@ -50,7 +50,7 @@ export interface Planner {
    * read, and whether some part of the goal has no fact (then the answer is partial). Optional: a
    * planner without it leaves the answer as the facts make it.
    */
-  explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean): { decline: string | null; notes: string[]; unanswered: boolean };
+  explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean, registry: Registry): { decline: string | null; notes: string[]; unanswered: boolean };
   /** One replan after step `i` failed, from text-free input only; `loop` names a call proposed again after it failed. */
   replan(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan?: PlanStepEv[]; loop?: string }>;
 }

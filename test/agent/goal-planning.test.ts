@@ -69,7 +69,40 @@ describe('a goal read once, planned part by part', () => {
   });
 
   it('a question about something no tool looks at is not answered with a neighbouring fact', async () => {
-    for (const g of ['how many docker containers are running', 'who is logged in right now', 'what is the capital of australia']) {
+    for (const g of ['how many docker containers are running', 'who is logged in right now', 'what is the capital of australia', 'is my nas mounted over nfs healthy', "what's the wifi password"]) {
+      expect((await plan(g)).created, g).toBeUndefined();
+    }
+  });
+
+  it('a question about the size of a thing no tool measures is declined, not answered with df ("how much space do the journal logs take up")', async () => {
+    expect((await plan('how big is the apt cache')).created).toBeUndefined();
+    for (const g of ['how much space do the journal logs take up', 'how fast is my internet']) {
+      const { created, events } = await plan(g);
+      expect(created, g).toBeUndefined();
+      const gap = events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap');
+      expect(gap?.plain, g).toMatch(/no tool here measures/);
+    }
+    expect(tools((await plan('how big is my sd card')).created)).toContain('capture_df');
+    expect(tools((await plan('how big is /home/pi/backup.tar')).created)).toContain('file_stat');
+  });
+
+  it('a question about the machine itself gets the health check; an OOM question reads the journal', async () => {
+    expect(tools((await plan("how's my raspberry pi doing")).created)).toEqual(expect.arrayContaining(['capture_df', 'memory_usage', 'thermal', 'failed_units']));
+    expect(tools((await plan('was there an out of memory kill recently')).created)).toContain('journal_window');
+  });
+
+  it('a log file the owner names is read and summarised', async () => {
+    expect((await plan('read /var/log/syslog for me')).created!.steps[0]).toMatchObject({ tool: 'read_file', args: { path: '/var/log/syslog' } });
+  });
+
+  it('every part of a three-part question is planned: "check temps, then tell me if wifi is connected, also updates?"', async () => {
+    const { created } = await plan('check temps, then tell me if wifi is connected, also updates?');
+    expect(created!.parts!.map((p) => p.steps.length > 0)).toEqual([true, true, true]);
+    expect(tools(created)).toEqual(expect.arrayContaining(['thermal', 'network', 'apt_upgradable']));
+  });
+
+  it('an old decline stays one: nothing here answers a question whose subject it does not know', async () => {
+    for (const g of ['is my printer out of ink']) {
       expect((await plan(g)).created, g).toBeUndefined();
     }
   });

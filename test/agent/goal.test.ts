@@ -94,6 +94,25 @@ describe('the lexicon', () => {
   });
 });
 
+describe('what a part asks about', () => {
+  it('the thing a question is about is read, with words nothing here knows', () => {
+    expect(understand('is my nas mounted over nfs healthy', ctx).parts[0]!.focus).toMatchObject({ unknown: ['nas'] });
+    expect(understand("what's the wifi password", ctx).parts[0]!.focus).toMatchObject({ text: 'wifi password', unknown: ['password'] });
+    expect(understand("is my pi's cpu hot", ctx).parts[0]!.focus).toMatchObject({ text: 'cpu hot', unknown: [] });
+  });
+
+  it('a size question names what it measures: "how much space do the journal logs take up" is the size of the logs', () => {
+    expect(understand('how much space do the journal logs take up', ctx).parts[0]!.focus).toMatchObject({ text: 'journal logs', attribute: 'size' });
+    expect(understand('how big is the apt cache', ctx).parts[0]!.focus).toMatchObject({ text: 'apt cache', attribute: 'size' });
+    expect(understand('how fast is my internet', ctx).parts[0]!.focus).toMatchObject({ text: 'internet', attribute: 'fast' });
+  });
+
+  it('a question about nothing but the machine asks after its health', () => {
+    for (const g of ["how's my raspberry pi doing", 'how is the box?']) expect(understand(g, ctx).parts[0]!.reading.groups, g).toEqual(['health']);
+    expect(understand('reboot the pi', ctx).parts[0]!.reading.groups).not.toContain('health');
+  });
+});
+
 describe('parts', () => {
   const texts = (goal: string) => understand(goal, ctx).parts.map((p) => p.text);
 
@@ -157,6 +176,21 @@ describe('entities', () => {
     expect(keepIn('how many files are in the archive')).toBeNull();
   });
 
+  it('a word after a verb inside a question is not a unit, and an adverb never is', () => {
+    expect(unitIn('was there an out of memory kill recently')).toBeNull();
+    expect(unitIn('did anything get killed recently')).toBeNull();
+    expect(unitIn('please kill mosquitto')).toBe('mosquitto.service');
+    expect(unitIn('can you restart Zigbee2MQTT')).toBe('Zigbee2MQTT.service');
+  });
+
+  it('a file name without a folder is the path; a unit, a host name or a version is not', () => {
+    expect(understand('what resolution is photo.jpg', ctx).parts[0]!.entities.path).toBe('photo.jpg');
+    expect(understand('is clip.wav stereo?', ctx).parts[0]!.entities.path).toBe('clip.wav');
+    for (const g of ['is cron.service running', 'can the pi reach example.com', 'is python 3.11 installed']) {
+      expect(understand(g, ctx).parts[0]!.entities.path, g).toBeNull();
+    }
+  });
+
   it('a path is read whole, and two topic words with a slash are not a path', () => {
     const u = understand('how big is examples/data/sample.png, and disk/ram?', ctx);
     expect(u.parts[0]!.entities.path).toBe('examples/data/sample.png');
@@ -171,6 +205,13 @@ describe('requests to act', () => {
     expect(actionIn('why did nginx restart', ctx.lexicon)).toBeNull();
     expect(actionIn('zigbee2mqtt keeps restarting', ctx.lexicon)).toBeNull();
     expect(actionIn('are there updates', ctx.lexicon)).toBeNull();
+  });
+
+  it('a lone word asks for a change only in the form the lexicon lists: "updates?" is a question, "sudo apt upgrade" a request', () => {
+    expect(actionIn('updates?', ctx.lexicon)).toBeNull();
+    expect(actionIn('restarts', ctx.lexicon)).toBeNull();
+    expect(actionIn('sudo apt upgrade everything', ctx.lexicon)).toMatchObject({ act: 'install' });
+    expect(understand('check temps, then tell me if wifi is connected, also updates?', ctx).parts.map((p) => p.action)).toEqual([null, null, null]);
   });
 
   it('a separable verb is a request too: "turn the fan on", "switch the wifi off"', () => {

@@ -32,7 +32,7 @@ describe('the shipped playbooks', () => {
     expect(loaded.issues).toEqual([]);
     expect(playbooks.map((p) => p.id).sort()).toEqual([
       'audio_details', 'disk_full', 'failed_units', 'file_details', 'health_check', 'image_details', 'log_errors',
-      'memory_pressure', 'network', 'overheating', 'prune_archive', 'service_status', 'since_boot', 'slow_load', 'updates',
+      'memory_pressure', 'network', 'oom_kills', 'overheating', 'prune_archive', 'read_log', 'service_status', 'since_boot', 'slow_load', 'updates',
     ]);
   });
 

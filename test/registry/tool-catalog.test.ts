@@ -41,7 +41,7 @@ function issuesOf(root: string): ManifestIssue[] {
 }
 
 describe('the shipped tool catalog', () => {
-  it('ships at least ten read-only tools (a destructive one names its write_paths), each with a one-line description and when, and a fact_schema (read_file aside)', () => {
+  it('ships at least ten read-only tools (a destructive one names its write_paths), each with a one-line description and when, and a fact_schema', () => {
     expect(Object.values(tools).filter((t) => t.effect === 'read_only').length).toBeGreaterThanOrEqual(10);
     for (const t of Object.values(tools)) {
       // a destructive tool changes only its write_paths, and only after a person approves the step
@@ -53,8 +53,7 @@ describe('the shipped tool catalog', () => {
         expect(line!.length, `${t.name}: "${line}" is too long for a small model's prompt`).toBeLessThanOrEqual(120);
         expect(line, `${t.name}: one line`).not.toMatch(/\n/);
       }
-      if (t.name === 'read_file') expect(t.fact_schema).toBeUndefined();
-      else expect(t.fact_schema, `${t.name} needs a fact_schema`).toBeTruthy();
+      expect(t.fact_schema, `${t.name} needs a fact_schema`).toBeTruthy();
     }
   });
 

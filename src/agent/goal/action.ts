@@ -26,7 +26,7 @@ export interface ActRequest {
   head: string[];
 }
 
-const POLITE = /^(?:(?:please|pls|plz|kindly|hey|hi|ok|okay|so|also|and|then|now|just|quickly|u|you|pi|go\s+ahead\s+and|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to|i'?d\s+like\s+(?:you\s+)?to|(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|help\s+me|how\s+(?:do|can|should)\s+i|how\s+to|let'?s|lets|time\s+to|try\s+to)[\s,]+)+/i;
+export const POLITE = /^(?:(?:please|pls|plz|kindly|sudo|hey|hi|ok|okay|so|also|and|then|now|just|quickly|u|you|pi|go\s+ahead\s+and|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to|i'?d\s+like\s+(?:you\s+)?to|(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|help\s+me|how\s+(?:do|can|should)\s+i|how\s+to|let'?s|lets|time\s+to|try\s+to)[\s,]+)+/i;
 const END = /\s*(?:,|;|\bbut\b|\bexcept\b|\bkeep(?:ing)?\b|\bleav(?:e|ing)\b|\bso\b|\bbecause\b|\bby\b|\bfor\s+me\b|\bplease\b|\bpls\b|\bthanks\b|\bwhen\b|\bif\b|\bthen\b)/i;
 const PREP = new Set(['to', 'from', 'in', 'inside', 'on', 'at', 'of', 'with', 'into', 'under', 'down', 'up', 'out', 'off', 'every', 'each', 'until', 'except', 'that', 'which', 'who', 'is', 'are', 'so']);
 const PATH = /(?:~|\.{1,2})?\/?[A-Za-z0-9._@%+~-]+(?:\/[A-Za-z0-9._@%+~-]*)+|\/[A-Za-z0-9._@%+~-]+/;
@@ -38,8 +38,10 @@ export function actionIn(part: string, lexicon: Lexicon): ActRequest | null {
   let verb: string | null = null;
   let act: string | null = null;
   for (let n = Math.min(lexicon.longest, ws.length); n >= 1 && !act; n--) {
-    const phrase = phraseKey(ws.slice(0, n).join(' ').replace(/[,.!?:]+$/, ''));
-    const a = lexicon.acts.get(phrase);
+    const typed = ws.slice(0, n).join(' ').replace(/[,.!?:]+$/, '');
+    // a lone word asks for a change only in the form the lexicon lists: "update" does, "updates?" asks about them
+    if (n === 1 && !lexicon.actForms.has(typed.toLowerCase())) continue;
+    const a = lexicon.acts.get(phraseKey(typed));
     if (a) { act = a; verb = ws.slice(0, n).join(' ').replace(/[,.!?:]+$/, ''); }
   }
   // a separable verb: "turn the fan on", "shut it down", "clean the archive up"

@@ -16,6 +16,8 @@
  * "since the last boot".
  */
 
+import { POLITE } from './action.js';
+
 export interface Window {
   /** journalctl --since, or null when the window is a boot */
   since: string | null;
@@ -66,8 +68,10 @@ const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b${UNIT_WORD}\\s+(?:status|state|logs?)\\b`, 'g'),
   new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?)\\b`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\\s+)*(?:keeps?\\s+|kept\\s+)?(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\\b`, 'g'),
-  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'gi'),
 ];
+// "restart mosquitto", "check on cron": only where the part opens with the verb (after "please",
+// "can you" …) — inside a question the word after a verb is seldom a unit ("a kill recently")
+const UNIT_AFTER_VERB = new RegExp(`^(?:check\\s+on|restart|reload|stop|start|kill|enable|disable)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'i');
 
 /** The unit a text names (case kept, `.service` added to a bare name), or null. `topics`: words the tools and lexicon know as topics. */
 export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): string | null {
@@ -75,14 +79,16 @@ export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): s
   if (full) return full[1]!;
   // the earliest name any pattern finds ("the mosquitto logs from the past 3 days" → mosquitto)
   let best: { at: number; name: string } | null = null;
-  for (const re of UNIT_PATTERNS) {
-    for (const m of text.matchAll(re)) {
-      const name = m[1]!.replace(/[.:-]+$/, '');
-      const lower = name.toLowerCase();
-      if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/')) continue;
-      const at = m.index! + m[0].indexOf(m[1]!);
-      if (!best || at < best.at) best = { at, name };
-    }
+  const body = text.replace(POLITE, '');
+  const lead = text.length - body.length;
+  const found = [...UNIT_PATTERNS.flatMap((re) => [...text.matchAll(re)].map((m) => ({ m, at: 0 }))), ...[UNIT_AFTER_VERB.exec(body)].filter((m) => m !== null).map((m) => ({ m, at: lead }))];
+  for (const { m, at: off } of found) {
+    const name = m[1]!.replace(/[.:-]+$/, '');
+    const lower = name.toLowerCase();
+    // an adverb ("recently", "currently") is never a unit
+    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^[a-z]{3,}ly$/.test(name)) continue;
+    const at = off + m.index! + m[0].indexOf(m[1]!);
+    if (!best || at < best.at) best = { at, name };
   }
   return best ? `${best.name}.service` : null;
 }
@@ -90,8 +96,26 @@ export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): s
 // an absolute path, ~/ or ./ path, or a relative path of two or more parts
 const PATH = /(?:^|[\s"'`(=:,])((?:~|\.{1,2})?\/[A-Za-z0-9._@%+~-][A-Za-z0-9._@%+~/-]*|[A-Za-z0-9._@%+~-]+(?:\/[A-Za-z0-9._@%+~-]+)+\/?)/g;
 
-/** The first path a text names, trailing punctuation dropped; a slash between two topic words ("disk/ram") is not a path. */
+// a file name without a folder ("photo.jpg", "clip.wav"): a name, a dot and an extension of letters
+// (and digits) — never a unit ("cron.service"), an abbreviation ("e.g.") or a host name ("example.com")
+const FILE_NAME = /(?:^|[\s"'`(=:,])([A-Za-z0-9_@%+~-][A-Za-z0-9._@%+~-]*\.([A-Za-z][A-Za-z0-9]{0,4}))(?=$|[\s"'`),;:!?]|\.(?:\s|$))/g;
+const NOT_FILE_EXT = new Set(['service', 'socket', 'timer', 'mount', 'target', 'path', 'slice', 'scope', 'device', 'swap', 'automount', 'com', 'org', 'net', 'io', 'lan', 'local', 'e', 'g', 'i']);
+
+/** The first path a text names, trailing punctuation dropped; a slash between two topic words ("disk/ram") is not a path; else a bare file name. */
 export function pathIn(text: string, topics: ReadonlySet<string> = new Set()): string | null {
+  return folderPathIn(text, topics) ?? fileNameIn(text);
+}
+
+function fileNameIn(text: string): string | null {
+  for (const m of text.matchAll(FILE_NAME)) {
+    const ext = m[2]!.toLowerCase();
+    if (NOT_FILE_EXT.has(ext) || /^\d/.test(m[1]!) && /^[\d.]+$/.test(m[1]!.slice(0, -ext.length - 1))) continue;
+    return m[1]!;
+  }
+  return null;
+}
+
+function folderPathIn(text: string, topics: ReadonlySet<string>): string | null {
   for (const m of text.matchAll(PATH)) {
     let p = m[1]!.replace(/[.,;:!?)]+$/, '');
     if (p.length > 1) p = p.replace(/\/$/, '');

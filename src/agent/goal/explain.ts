@@ -52,10 +52,10 @@ const offerText = (offers: readonly string[] | undefined) =>
 
 /**
  * The plain words for a session's answer: `held` are the steps that hold a fact, `planned`
- * whether a plan was made. Without parts recorded (an operator's plan, an older ledger) there is
+ * whether a plan was made, `words` names a tool's check in words (what it answers). Without parts recorded (an operator's plan, an older ledger) there is
  * nothing to add.
  */
-export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean): Explained {
+export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean, words: (tool: string) => string = (t) => t): Explained {
   const created = [...events].reverse().find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
   if (!planned) {
     // no plan: each part's reason as planning recorded it in words, else one plain sentence
@@ -74,7 +74,7 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   // a plan stopped by the loop breaker says so, once
   const stopped = events.some((e) => e.type === 'breaker_tripped' && e.breaker === 'loop') ? ['The checks stopped early: a check that had failed was proposed again.'] : [];
   const tools = (created?.steps ?? []).filter((s) => s.tool !== null);
-  const toolOf = (step: string) => tools.find((s) => s.step === step)?.tool ?? step;
+  const toolOf = (step: string) => { const t = tools.find((s) => s.step === step)?.tool; return t ? words(t) : step; };
   // a replan records the parts again: a part's steps are those of every plan, and it is left
   // unchecked only when no plan served it
   const plans = events.filter((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created' && !!e.parts);
@@ -91,7 +91,7 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     // no parts recorded (one question, no window): the checks not made, by tool, in words
     const left = tools.filter((s) => !held.has(s.step));
     if (left.length === 0) return { decline: null, notes: stopped, unanswered: false };
-    const why = left.map((s) => `${s.tool} (${inWords(failure(s.step))})`).join('; ');
+    const why = left.map((s) => `${words(s.tool!)} (${inWords(failure(s.step))})`).join('; ');
     const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
     const asked = left.every((s) => failure(s.step)?.type === 'approval_denied');
     const head = asked ? 'Not done' : left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}"` : 'Not checked';

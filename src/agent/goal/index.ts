@@ -59,7 +59,7 @@ export interface GoalPart {
    * words of it that nothing here knows: a part whose focus holds such a word asks about something
    * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers")
    */
-  focus: { text: string; unknown: string[] } | null;
+  focus: { text: string; unknown: string[]; attribute?: string } | null;
 }
 
 export interface Understood {
@@ -69,18 +69,35 @@ export interface Understood {
   fixes: { from: string; to: string }[];
 }
 
-const FOCUS = [
-  /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i,
-  /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i,
+// what a part asks about, when it says so outright; the first pattern that matches wins
+const FOCUS: { re: RegExp; attribute?: string; head?: true }[] = [
+  // "how much space do the journal logs take up": the size of the thing named
+  { re: /\bhow\s+much\s+(?:disk\s+)?(?:space|room|storage|disk)\s+(?:does|do|did|is|are|will|would)\s+(?:the\s+|my\s+|our\s+|this\s+|these\s+|all\s+(?:the\s+|my\s+)?)?(.+?)\s+(?:take|taking|use|using|occupy|occupying|eat|eating|hog|hogging|need|fill|filling)\b/i, attribute: 'size' },
+  // "how big is the apt cache", "how fast is my internet"
+  { re: /\bhow\s+(big|large|fast|quick|old|heavy)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in)\b|[?,.!]|$)/i },
+  { re: /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i },
+  { re: /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i },
+  // "is my nas healthy", "are the ssl certs ok", "what's the wifi password": the head of what follows "the" or "my"
+  { re: /^(?:is|are|was|were|has|have|does|do|did|what(?:'s|s|\s+is|\s+are|\s+was))\s+(?:the|my|our|your)\s+(.+)$/i, head: true },
 ];
+
+const SIZE_WORDS = /^(?:big|large)$/i;
 
 /** The focus of a part (see GoalPart.focus), or null when it does not name one outright. */
 function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
-  for (const re of FOCUS) {
-    const m = re.exec(text);
+  for (const f of FOCUS) {
+    const m = f.re.exec(text.trim());
     if (!m) continue;
-    const f = m[1]!.trim();
-    return { text: f, unknown: read(f, ctx.lexicon, ctx.vocab).unknown };
+    const attribute = f.attribute ?? (m.length > 2 ? (SIZE_WORDS.test(m[1]!) ? 'size' : m[1]!.toLowerCase()) : undefined);
+    let focus = m[m.length - 1]!.trim();
+    if (f.head) {
+      // the first two words that carry a topic, a possessive dropped ("my pi's cpu" → cpu)
+      const content = tokens(focus).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
+      if (content.length === 0) continue;
+      focus = content.slice(0, 2).join(' ');
+    }
+    const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
+    return { text: focus, unknown, ...(attribute ? { attribute } : {}) };
   }
   return null;
 }
@@ -120,7 +137,15 @@ export function understand(goal: string, ctx: GoalContext): Understood {
     const entities = entitiesIn(f.text, ctx.topics);
     const reading = read(topicText(f.text, entities), ctx.lexicon, ctx.vocab);
     entities.sort = sortIn(f.text, reading.groups);
-    return { index, text: f.text, reading, entities, action: actionIn(f.text, ctx.lexicon), focus: focusOf(topicText(f.text, entities), ctx) };
+    // "how's my pi doing": a question about nothing but the machine asks after its health
+    const self = ctx.lexicon.self;
+    const action = actionIn(f.text, ctx.lexicon);
+    if (self && !action && reading.terms.length === 0 && !entities.unit && !entities.path && tokens(f.text).some((w) => self.words.has(w.replace(/'s$/, '')))) {
+      const asks = read(self.means, ctx.lexicon);
+      reading.terms.push(...asks.terms);
+      for (const g of asks.groups) if (!reading.groups.includes(g)) reading.groups.push(g);
+    }
+    return { index, text: f.text, reading, entities, action, focus: focusOf(topicText(f.text, entities), ctx) };
   });
   for (const p of parts) {
     if (!POINTS_BACK.test(p.text)) continue;

@@ -11,6 +11,8 @@
  *   goal that opens with one asks to change something (action.ts).
  * - `fillers`: phrases that carry no topic ("what's going on", "for me").
  * - `stop`: more words that carry no topic.
+ * - `self`: the words for the machine itself ("pi", "box") and the group a
+ *   question about nothing but the machine asks after ("health").
  *
  * Several files merge in name order (a root can add `manifests/lexicon/
  * local.json` beside the shipped `admin.json`). Entries are lower-case and may
@@ -29,6 +31,8 @@ export const lexiconSchema = z.strictObject({
   acts: z.array(z.array(entry).min(2)).default([]),
   fillers: z.array(entry).default([]),
   stop: z.array(entry).default([]),
+  /** the words that name the machine itself; a question about nothing else ("how's my pi doing") asks after `means` */
+  self: z.strictObject({ means: entry, words: z.array(entry).min(1) }).optional(),
 });
 export type LexiconDoc = z.infer<typeof lexiconSchema>;
 
@@ -47,8 +51,12 @@ export interface Lexicon {
   means: ReadonlyMap<string, string>;
   /** every act verb or phrase (by phraseKey) → the act's name */
   acts: ReadonlyMap<string, string>;
+  /** the act verbs exactly as listed, lower-case: a request opens with one of these forms ("update", never "updates") */
+  actForms: ReadonlySet<string>;
   fillers: ReadonlySet<string>;
   stop: ReadonlySet<string>;
+  /** the words for the machine itself, and what a question about only them means (the last file's wins) */
+  self: { means: string; words: ReadonlySet<string> } | null;
   /** the longest entry, in words (phrase lookups look this far ahead) */
   longest: number;
   /** the merged documents, for the composition */
@@ -65,7 +73,7 @@ export function parseLexicon(json: unknown, file: string): LexiconDoc {
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
   const at = i.path.length ? ` at ${i.path.join('.')}` : '';
-  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop' : 'see README "The lexicon" for the lexicon@1 fields';
+  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop, self' : 'see README "The lexicon" for the lexicon@1 fields';
   throw new LexiconError(`${file}${at}: ${i.message}; ${fix}`);
 }
 
@@ -73,9 +81,11 @@ export function parseLexicon(json: unknown, file: string): LexiconDoc {
 export function buildLexicon(docs: Readonly<Record<string, LexiconDoc>>): Lexicon {
   const means = new Map<string, string>();
   const acts = new Map<string, string>();
+  const actForms = new Set<string>();
   const fillers = new Set<string>();
   const stop = new Set<string>();
   let longest = 1;
+  let self: Lexicon['self'] = null;
   const note = (w: string) => { longest = Math.max(longest, w.split(' ').length); };
   for (const name of Object.keys(docs).sort()) {
     const d = docs[name]!;
@@ -83,12 +93,13 @@ export function buildLexicon(docs: Readonly<Record<string, LexiconDoc>>): Lexico
       for (const w of [head!, ...rest]) { const k = phraseKey(w); if (!means.has(k)) means.set(k, head!); note(w); }
     }
     for (const [act, ...verbs] of d.acts) {
-      for (const v of verbs) { const k = phraseKey(v); if (!acts.has(k)) acts.set(k, act!); note(v); }
+      for (const v of verbs) { const k = phraseKey(v); if (!acts.has(k)) acts.set(k, act!); actForms.add(v.toLowerCase()); note(v); }
     }
     for (const f of d.fillers) { fillers.add(phraseKey(f)); note(f); }
     for (const s of d.stop) stop.add(s);
+    if (d.self) self = { means: d.self.means, words: new Set(d.self.words) };
   }
-  return { means, acts, fillers, stop, longest, documents: { ...docs } };
+  return { means, acts, actForms, fillers, stop, self, longest, documents: { ...docs } };
 }
 
 /** An empty lexicon: goals are read by spelling and stems alone. */

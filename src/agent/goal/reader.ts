@@ -57,6 +57,12 @@ export interface GoalReader {
   offers(part: GoalPart, n?: number): string[];
   /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
   uncovered(part: GoalPart): string[];
+  /**
+   * Whether some tool speaks of both what a part measures and the thing it measures ("how much
+   * space do the logs take": a tool about size or disk space that is also about logs), or the part
+   * asks no such thing; a part naming a path or a unit is about that entity and always passes.
+   */
+  measurable(part: GoalPart): boolean;
 }
 
 const cache = new Map<string, GoalReader>();
@@ -98,12 +104,20 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   const phraseTerms = new Map(playbooks.map((p) => [p.id, p.intent.map(ownTerms)]));
   const spoken = new Set<string>();
   for (const t of texts) for (const term of analyse(t)) spoken.add(term);
+  // a tool's own words, and (as its description's tail) the intent phrases of the playbooks that
+  // run it: "health check" then finds the tools a health check runs (document expansion)
+  const intents = new Map<string, string[]>();
+  for (const p of playbooks) for (const st of new Set(p.steps.map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
+  const expand = (t: AgentTool): AgentTool => {
+    const more = intents.get(t.name);
+    return more ? { ...t, description: `${t.description} ${[...new Set(more)].join('; ')}` } : t;
+  };
   const firstWhen = (t: AgentTool) => (t.when ?? t.description).split(/[,;]/)[0]!.trim();
 
   const reader: GoalReader = {
     ctx, key, analyse,
     understand: (goal) => understand(goal, ctx),
-    rank: (part, ts, k) => (ts.length ? indexFor(ts, analyser).rankTerms(part.reading.terms, k) : []),
+    rank: (part, ts, k) => (ts.length ? indexFor(ts.map(expand), analyser).rankTerms(part.reading.terms, k) : []),
     match(part, pbs) {
       if (pbs.length === 0) return [];
       const docs = pbs.map((p) => ({ name: p.id, description: p.description, when: p.intent.join('; '), input_schema: {} }));
@@ -119,6 +133,16 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
         if (coverage >= 0.5) out.push({ id: r.name, score: r.score, coverage });
       }
       return out.sort((a, b) => b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
+    },
+    measurable(part) {
+      const f = part.focus;
+      if (!f?.attribute || part.entities.path || part.entities.unit) return true;
+      const obj = read(f.text, lexicon);
+      const object = obj.groups.length ? obj.groups.map(stem) : obj.terms;
+      if (object.length === 0) return true;
+      // a size is what a disk-space tool reports too ("how big is the sd card": df)
+      const attr = f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
+      return readOnly.some((t) => { const own = toolTerms.get(t.name)!; return attr.some((a) => own.has(a)) && object.every((o) => own.has(o)); });
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
     actTool(part) {
