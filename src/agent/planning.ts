@@ -233,7 +233,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   // a question about something no tool looks at is not answered with a neighbouring fact
   // (a file's extension is the path's, not a topic: "how big is backup.tar")
   const ext = e.path && /\.([A-Za-z0-9]+)$/.exec(e.path)?.[1]?.toLowerCase();
-  if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext)) {
+  if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext) && !(part.focus.subject && e.unit)) {
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
   }
   if (!part.action && !reader.measurable(part)) {

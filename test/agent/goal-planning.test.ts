@@ -91,6 +91,10 @@ describe('a goal read once, planned part by part', () => {
     expect(tools((await plan('was there an out of memory kill recently')).created)).toContain('journal_window');
   });
 
+  it('a playbook about the unit a part names goes before a general one: "did postgresql fail" checks that unit', async () => {
+    expect((await plan('did postgresql fail')).created!.steps[0]).toMatchObject({ tool: 'unit_status', args: { unit: 'postgresql.service' } });
+  });
+
   it('a log file the owner names is read and summarised', async () => {
     expect((await plan('read /var/log/syslog for me')).created!.steps[0]).toMatchObject({ tool: 'read_file', args: { path: '/var/log/syslog' } });
   });

@@ -107,6 +107,11 @@ describe('what a part asks about', () => {
     expect(understand('how fast is my internet', ctx).parts[0]!.focus).toMatchObject({ text: 'internet', attribute: 'fast' });
   });
 
+  it('a comparative or superlative of a known word is known ("which partition is the fullest")', () => {
+    expect(understand('which partition is the fullest', ctx).parts[0]!.reading.unknown).toEqual([]);
+    expect(understand('which wifi networks are nearby', ctx).parts[0]!.focus).toMatchObject({ text: 'wifi networks nearby', unknown: ['nearby'] });
+  });
+
   it('a question about nothing but the machine asks after its health', () => {
     for (const g of ["how's my raspberry pi doing", 'how is the box?']) expect(understand(g, ctx).parts[0]!.reading.groups, g).toEqual(['health']);
     expect(understand('reboot the pi', ctx).parts[0]!.reading.groups).not.toContain('health');
@@ -124,6 +129,11 @@ describe('parts', () => {
 
   it('a list after a colon is one part per item, and its title is not a part', () => {
     expect(texts('rundown of the box pls: disk, ram, temp, and any failed services')).toEqual(['disk', 'ram', 'temp', 'any failed services']);
+  });
+
+  it('"or" between two questions makes two parts: "is the SD card full or is it the ram"', () => {
+    expect(understand('is the SD card full or is it the ram', ctx).parts.map((p) => p.text)).toEqual(['is the SD card full', 'is it the ram']);
+    expect(understand('is the disk full or not', ctx).parts).toHaveLength(1);
   });
 
   it('a fragment that asks nothing of its own stays with its question', () => {
@@ -181,6 +191,11 @@ describe('entities', () => {
     expect(unitIn('did anything get killed recently')).toBeNull();
     expect(unitIn('please kill mosquitto')).toBe('mosquitto.service');
     expect(unitIn('can you restart Zigbee2MQTT')).toBe('Zigbee2MQTT.service');
+  });
+
+  it('a misspelt topic word is not a unit: "netwrok down?"', () => {
+    expect(understand('netwrok down?', ctx).parts[0]!.entities.unit).toBeNull();
+    expect(understand('is grafana-server down?', ctx).parts[0]!.entities.unit).toBe('grafana-server.service');
   });
 
   it('a file name without a folder is the path; a unit, a host name or a version is not', () => {

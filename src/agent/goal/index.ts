@@ -14,7 +14,7 @@
  * Pure and deterministic: the same goal and context give the same result.
  */
 import type { Lexicon } from './lexicon.js';
-import { read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
+import { correct, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
 import { entitiesIn, sortIn, type Entities } from './entities.js';
 import { actionIn, type ActRequest } from './action.js';
@@ -57,9 +57,11 @@ export interface GoalPart {
   /**
    * what the part asks about, when it says so outright ("how many X", "what's the X of"), and the
    * words of it that nothing here knows: a part whose focus holds such a word asks about something
-   * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers")
+   * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers");
+   * `attribute`: what a size or speed question measures of it; `subject`: read from "is my X …",
+   * where a unit the part names is what it is about
    */
-  focus: { text: string; unknown: string[]; attribute?: string } | null;
+  focus: { text: string; unknown: string[]; attribute?: string; subject?: true } | null;
 }
 
 export interface Understood {
@@ -70,7 +72,7 @@ export interface Understood {
 }
 
 // what a part asks about, when it says so outright; the first pattern that matches wins
-const FOCUS: { re: RegExp; attribute?: string; head?: true }[] = [
+const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true }[] = [
   // "how much space do the journal logs take up": the size of the thing named
   { re: /\bhow\s+much\s+(?:disk\s+)?(?:space|room|storage|disk)\s+(?:does|do|did|is|are|will|would)\s+(?:the\s+|my\s+|our\s+|this\s+|these\s+|all\s+(?:the\s+|my\s+)?)?(.+?)\s+(?:take|taking|use|using|occupy|occupying|eat|eating|hog|hogging|need|fill|filling)\b/i, attribute: 'size' },
   // "how big is the apt cache", "how fast is my internet"
@@ -79,6 +81,8 @@ const FOCUS: { re: RegExp; attribute?: string; head?: true }[] = [
   { re: /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i },
   // "is my nas healthy", "are the ssl certs ok", "what's the wifi password": the head of what follows "the" or "my"
   { re: /^(?:is|are|was|were|has|have|does|do|did|what(?:'s|s|\s+is|\s+are|\s+was))\s+(?:the|my|our|your)\s+(.+)$/i, head: true },
+  // "which wifi networks are nearby": what is picked, and what it is said to be
+  { re: /^which\s+(.+?)\s+(?:is|are|was|were)\s+(.+)$/i, head: true, predicate: true },
 ];
 
 const SIZE_WORDS = /^(?:big|large)$/i;
@@ -88,16 +92,18 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
   for (const f of FOCUS) {
     const m = f.re.exec(text.trim());
     if (!m) continue;
-    const attribute = f.attribute ?? (m.length > 2 ? (SIZE_WORDS.test(m[1]!) ? 'size' : m[1]!.toLowerCase()) : undefined);
+    const attribute = f.attribute ?? (m.length > 2 && !f.head ? (SIZE_WORDS.test(m[1]!) ? 'size' : m[1]!.toLowerCase()) : undefined);
     let focus = m[m.length - 1]!.trim();
     if (f.head) {
-      // the first two words that carry a topic, a possessive dropped ("my pi's cpu" → cpu)
-      const content = tokens(focus).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
-      if (content.length === 0) continue;
-      focus = content.slice(0, 2).join(' ');
+      // the first two words that carry a topic, a possessive dropped ("my pi's cpu" → cpu), and
+      // with a predicate ("which X are nearby") its first such word too
+      const content = (t: string) => tokens(t).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
+      const words = [...content(m[1]!).slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 1) : [])];
+      if (words.length === 0) continue;
+      focus = words.join(' ');
     }
     const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
-    return { text: focus, unknown, ...(attribute ? { attribute } : {}) };
+    return { text: focus, unknown, ...(attribute ? { attribute } : {}), ...(f.head ? { subject: true } : {}) };
   }
   return null;
 }
@@ -135,6 +141,11 @@ export function understand(goal: string, ctx: GoalContext): Understood {
   const fragments = splitParts(goal, (t) => carries(t, ctx));
   const parts: GoalPart[] = fragments.map((f, index) => {
     const entities = entitiesIn(f.text, ctx.topics);
+    // a misspelt topic word is not a unit ("netwrok down?")
+    if (entities.unit && !/[A-Z.@_]/.test(entities.unit.replace(/\.service$/, ''))) {
+      const bare = entities.unit.replace(/\.service$/, '');
+      if (correct(bare, ctx.vocab, ctx.lexicon) !== bare) entities.unit = null;
+    }
     const reading = read(topicText(f.text, entities), ctx.lexicon, ctx.vocab);
     entities.sort = sortIn(f.text, reading.groups);
     // "how's my pi doing": a question about nothing but the machine asks after its health

@@ -127,6 +127,16 @@ export function correct(word: string, vocab: Vocabulary, lexicon?: Lexicon): str
   return stems.size === 1 ? best[0]! : word;
 }
 
+/** Whether the vocabulary knows a word, or the word a comparative or superlative is made from ("fullest", "hotter", "busiest"). */
+function knownForm(w: string, vocab: Vocabulary): boolean {
+  if (vocab.words.has(w) || vocab.stems.has(stem(w))) return true;
+  const m = /^(.{3,}?)(?:i?est|i?er)$/.exec(w);
+  if (!m) return false;
+  const base = w.endsWith('iest') || w.endsWith('ier') ? `${m[1]}y` : m[1]!;
+  // "hottest" → "hot": a doubled last letter is the comparative's
+  return [base, base.replace(/(.)\1$/, '$1')].some((b) => vocab.words.has(b) || vocab.stems.has(stem(b)));
+}
+
 export interface Reading {
   /** the words after spelling fixes, fillers dropped, in order */
   words: string[];
@@ -175,7 +185,7 @@ export function read(text: string, lexicon: Lexicon, vocab?: Vocabulary): Readin
       out.words.push(w);
       if (!isStop(w) && (w.length > 1 || /\d/.test(w))) {
         out.terms.push(stem(w));
-        if (vocab && !/\d/.test(w) && !vocab.words.has(w) && !vocab.stems.has(stem(w)) && !lexicon.acts.has(stem(w))) out.unknown.push(w);
+        if (vocab && !/\d/.test(w) && !knownForm(w, vocab) && !lexicon.acts.has(stem(w))) out.unknown.push(w);
       }
       took = 1;
     }

@@ -4,7 +4,7 @@
  * and each is planned and answered on its own.
  *
  * Cuts are made at sentence ends (?, !, ;, a full stop before a space, a
- * new line), at ", and", "and", "also", "plus", "as well as", commas, and
+ * new line), at ", and", "and", "also", "plus", "as well as", "or" before a new question, commas, and
  * after a colon that opens a list (the words before such a colon only
  * introduce the list and are not a question of their own). Paths and
  * file names never split: a dot or slash inside a word is not a boundary.
@@ -16,8 +16,11 @@
  */
 
 const SENTENCE = /(?:[?!;]+|\.(?=\s|$))\s*|\n+/;
-const JOIN = /\s*,\s*(?:and\s+|also\s+|plus\s+|&\s+|then\s+)?|\s+(?:and\s+also|and\s+then|and|also|plus|as\s+well\s+as|&)\s+/i;
-const LEAD = /^(?:and|also|plus|then|&|but|oh|btw|ps)\b[\s,]*/i;
+// "or" splits only before a new question ("is the disk full or is it the ram"), never between the
+// answers one question offers ("is it mono or stereo")
+const OR_CLAUSE = String.raw`or\s+(?=(?:is|are|was|were|does|do|did|has|have|can|could|will|would|should|what|whats|what's|why|how|which|who|where|when|maybe)\b)`;
+const JOIN = new RegExp(String.raw`\s*,\s*(?:and\s+|also\s+|plus\s+|&\s+|then\s+|${OR_CLAUSE})?|\s+(?:and\s+also|and\s+then|and|also|plus|as\s+well\s+as|&)\s+|\s+${OR_CLAUSE}`, 'i');
+const LEAD = /^(?:and|also|plus|then|or|&|but|oh|btw|ps)\b[\s,]*/i;
 
 /** A fragment of the goal: its text and where it starts in the goal. */
 export interface Fragment {

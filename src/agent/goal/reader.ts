@@ -31,6 +31,7 @@ export interface ReaderPlaybook {
   readonly description: string;
   readonly intent: readonly string[];
   readonly steps: readonly { tool: string }[];
+  readonly slots?: Readonly<Record<string, { extractor: string }>>;
 }
 
 export interface PartMatch {
@@ -132,7 +133,11 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
         }
         if (coverage >= 0.5) out.push({ id: r.name, score: r.score, coverage });
       }
-      return out.sort((a, b) => b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
+      // a playbook that takes the unit or path the part names is about that thing: it goes first
+      // ("did postgresql fail" is that unit's status before it is the list of failed units)
+      const named = (id: string) => Object.values(pbs.find((p) => p.id === id)!.slots ?? {})
+        .some((sl) => (sl.extractor === 'unit' && part.entities.unit) || (sl.extractor === 'path' && part.entities.path)) ? 1 : 0;
+      return out.sort((a, b) => named(b.id) - named(a.id) || b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
     },
     measurable(part) {
       const f = part.focus;
