@@ -33,10 +33,14 @@ type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexic
 export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
   return {
     plannableTools, cacheHit, droppedUnplanned,
-    // a check is named by what it answers (its tool's first "when" phrase), never by the tool's id
-    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool) => {
+    // a check is named by what it reads (its tool's description up to the first comma or
+    // bracket) and the values it was given, never by the tool's id
+    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => {
       const t = registry.tools.get(tool);
-      return t ? `"${(t.when ?? t.description).split(/[,;(]/)[0]!.trim()}"` : tool;
+      if (!t) return tool;
+      const what = t.description.split(/[,;(]|\.\s|\.$/)[0]!.trim();
+      const given = Object.values(args).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+      return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
     }),
     reuse: (hit, registry) => {
       const steps = cachedSteps(hit, registry);

@@ -47,6 +47,20 @@ function inWords(e: LedgerEvent | undefined): string {
   }
 }
 
+/** A tool call's journal window in words ("today", "the last 2 hours", "since the last boot"), or null. */
+function windowWords(args: Record<string, unknown> | undefined): string | null {
+  if (args?.boot === 0 || args?.boot === '0') return 'since the last boot';
+  if (args?.boot === -1 || args?.boot === '-1') return 'the boot before this one';
+  const since = args?.since;
+  if (typeof since !== 'string') return null;
+  const ago = /^(\d+)\s*(min|s|hours?|days?|weeks?)\s+ago$/.exec(since);
+  if (ago) {
+    const unit = { min: 'minute', s: 'second' }[ago[2]!] ?? ago[2]!.replace(/s$/, '');
+    return ago[1] === '1' ? `the last ${unit}` : `the last ${ago[1]} ${unit}s`;
+  }
+  return since === 'today' ? 'today' : since === 'yesterday' ? 'since yesterday' : `since ${since}`;
+}
+
 const offerText = (offers: readonly string[] | undefined) =>
   offers && offers.length ? ` I can check instead: ${offers.map((o) => `"${o}"`).join(', ')}.` : '';
 
@@ -55,7 +69,7 @@ const offerText = (offers: readonly string[] | undefined) =>
  * whether a plan was made, `words` names a tool's check in words (what it answers). Without parts recorded (an operator's plan, an older ledger) there is
  * nothing to add.
  */
-export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean, words: (tool: string) => string = (t) => t): Explained {
+export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean, words: (tool: string, args: Record<string, unknown>) => string = (t) => t): Explained {
   const created = [...events].reverse().find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
   if (!planned) {
     // no plan: each part's reason as planning recorded it in words, else one plain sentence
@@ -74,7 +88,7 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   // a plan stopped by the loop breaker says so, once
   const stopped = events.some((e) => e.type === 'breaker_tripped' && e.breaker === 'loop') ? ['The checks stopped early: a check that had failed was proposed again.'] : [];
   const tools = (created?.steps ?? []).filter((s) => s.tool !== null);
-  const toolOf = (step: string) => { const t = tools.find((s) => s.step === step)?.tool; return t ? words(t) : step; };
+  const toolOf = (step: string) => { const t = tools.find((s) => s.step === step); return t?.tool ? words(t.tool, t.args) : step; };
   // a replan records the parts again: a part's steps are those of every plan, and it is left
   // unchecked only when no plan served it
   const plans = events.filter((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created' && !!e.parts);
@@ -90,12 +104,14 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   if (parts.length === 0) {
     // no parts recorded (one question, no window): the checks not made, by tool, in words
     const left = tools.filter((s) => !held.has(s.step));
-    if (left.length === 0) return { decline: null, notes: stopped, unanswered: false };
-    const why = left.map((s) => `${words(s.tool!)} (${inWords(failure(s.step))})`).join('; ');
+    const window = tools.map((t) => windowWords(t.args)).find((w) => w !== null);
+    const read = window ? [`Time window read: ${window}.`] : [];
+    if (left.length === 0) return { decline: null, notes: [...read, ...stopped], unanswered: false };
+    const why = left.map((s) => `${words(s.tool!, s.args)} (${inWords(failure(s.step))})`).join('; ');
     const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
     const asked = left.every((s) => failure(s.step)?.type === 'approval_denied');
     const head = asked ? 'Not done' : left.length === tools.length ? `I could not check "${input?.text.slice(0, 120) ?? 'this'}"` : 'Not checked';
-    return { decline: null, notes: [`${head}: ${why}.`, ...stopped], unanswered: false };
+    return { decline: null, notes: [`${head}: ${why}.`, ...read, ...stopped], unanswered: false };
   }
   const notes: string[] = [];
   let unanswered = false;
@@ -113,7 +129,9 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     }
     const left = p.steps.filter((s) => !held.has(s));
     if (left.length > 0) notes.push(`Not checked for "${p.text}": ${left.map((s) => `${toolOf(s)} (${inWords(failure(s))})`).join('; ')}.`);
-    if (p.window) notes.push(parts.length > 1 ? `Time window read for "${p.text}": ${p.window}.` : `Time window read: ${p.window}.`);
+    // the window read: as the part named it, else as a playbook's default set it ("today")
+    const window = p.window ?? p.steps.map((st) => tools.find((t) => t.step === st)?.args).map(windowWords).find((w) => w !== null);
+    if (window) notes.push(parts.length > 1 ? `Time window read for "${p.text}": ${window}.` : `Time window read: ${window}.`);
   }
   return { decline: null, notes: [...notes, ...stopped], unanswered };
 }
