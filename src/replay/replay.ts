@@ -19,7 +19,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
 import { parseJob } from '../runtime/job.js';
 import type { Runtime } from '../root/runtime.js';
-import type { DirectInput, ToolRunner } from '../runtime/step.js';
+import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export interface ReplayReport {
   session: string;
@@ -76,7 +76,18 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
       }
       await rt.runSession(sessionId, closing);
     } else {
-      await rt.runSession(sessionId, run);
+      // A session that waited for a person ran once per decision: the first run stopped at the
+      // request (waiting), and the daemon resumed it when the decision file came (`resumed`). Replay
+      // runs it the same number of times, each run told only the decisions its original run read.
+      const resumes = original.filter((e) => e.type === 'resumed');
+      const decided = recordedDecisions(original);
+      for (let k = 0; k <= resumes.length; k++) {
+        const approval = decided ? { approval: decided(k) } : {};
+        const last = k < resumes.length ? resumes[k]!.seq - 1 : null;
+        const stop = new AbortController();
+        const onEvent = last === null ? {} : { signal: stop.signal, onEvent: (e: LedgerEvent) => { if (e.seq >= last) stop.abort(); } };
+        await rt.runSession(sessionId, { ...run, ...approval, ...onEvent });
+      }
     }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -110,5 +121,32 @@ function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRu
     // the failure as the tool runner raised it: the step adds the budget note again (once), and
     // keeps the tool's name, which the runner's message already starts with
     throw new ProviderError(type, withoutClippedNote((e as { error: string }).error));
+  };
+}
+
+/**
+ * The decisions a person made on the session's destructive steps, as the ledger recorded them, for
+ * run `k` of the replay: a decision the original read in run k or before is answered, a later one is
+ * not yet there (the step waits, as it did). Null when nobody could be asked (no approver: pico run),
+ * so the replay has no approver either.
+ */
+function recordedDecisions(events: readonly LedgerEvent[]): ((run: number) => ApprovalDecider) | null {
+  if (!events.some((e) => e.type === 'approval_requested')) return null;
+  if (events.some((e) => e.type === 'approval_denied' && e.by === undefined)) return null;
+  const runOf = (seq: number) => events.filter((e) => e.type === 'resumed' && e.seq < seq).length;
+  const made = new Map<string, { run: number; decision: NonNullable<ReturnType<ApprovalDecider>> }>();
+  for (const e of events) {
+    if (e.type === 'approval_granted') {
+      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'granted', by: e.by, at: e.decided_at ?? '', reason: null } });
+    } else if (e.type === 'approval_denied' && e.by !== undefined) {
+      // the step wrote "tool T: denied by BY[: REASON]" or "tool T: approval expired: REASON"
+      const said = e.error.replace(/^tool [^:]*: /, '');
+      const reason = e.by === 'timeout' ? said.replace(/^approval expired: /, '') : said.startsWith(`denied by ${e.by}: `) ? said.slice(`denied by ${e.by}: `.length) : null;
+      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'denied', by: e.by, at: e.decided_at ?? '', reason } });
+    }
+  }
+  return (run) => (step) => {
+    const m = made.get(step);
+    return m && m.run <= run ? m.decision : null;
   };
 }
