@@ -25,6 +25,7 @@ import { duplicateId, manifestJson, ManifestReadError, mixedServing, readManifes
 import { Registry } from './registry.js';
 import { Scope } from './scope.js';
 import { nearest } from '../base/near.js';
+import { checkSentence } from '../base/sentence.js';
 
 export class ManifestError extends Error {
   override name = 'ManifestError';
@@ -89,6 +90,7 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
     if (docs.schemas[id]) issues.push(duplicateId('schema', id, files[`schema:${id}`]!, file));
     try {
       handles[id] = compileSchema(json, id);
+      for (const p of checkSentence(json)) issues.push({ file, ...p });
       docs.schemas[id] = json;
       files[`schema:${id}`] = file;
     } catch (err) {
