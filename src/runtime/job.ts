@@ -37,6 +37,8 @@ export const jobSchema = z
     plan: z.array(jobStepSchema).min(1).max(8).optional(),
     /** optional operator label; the session id is assigned by picoharness */
     label: z.string().max(200).optional(),
+    /** the job reads canned files, not this machine: which ones; the answer says so (a shipped example) */
+    sample: z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]*$/, 'one line of text').optional(),
   })
   .superRefine((job, ctx) => {
     const seen = new Set<string>();

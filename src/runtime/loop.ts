@@ -356,6 +356,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   } else if (outcome === 'cancelled') {
     text = `${text ? `${text}\n` : ''}(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`;
   }
+  if (d.job.sample) text = `${text ? `${text}\n` : ''}(sample data from ${d.job.sample}, not this machine)`;
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
   ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });
