@@ -4,8 +4,10 @@
  * blobs — with a clock that answers with the recorded times and durations,
  * into a scratch folder, and diff the two ledgers line by line. Code
  * providers and seeded models give an identical ledger; any difference is
- * reported at its first line. A session recorded under another composition
- * is refused unless the caller asks only for the composition difference.
+ * reported at its first line. A session recorded under manifests the root no
+ * longer has (a model removed since) runs under the manifests it recorded
+ * (recorded.ts); one whose code, prompts or programs differ is refused,
+ * naming the difference.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
 import { parseJob } from '../runtime/job.js';
 import type { Runtime } from '../root/runtime.js';
+import { openRecorded } from './recorded.js';
 import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export interface ReplayReport {
@@ -37,14 +40,27 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
   const comp = original[0];
   if (!comp || comp.type !== 'composition') throw new Error(`${dir}: the ledger does not start with a composition event`);
   if (!original.some((e) => e.type === 'answer_sent')) throw new Error(`session ${sessionId} has not finished; replay compares finished sessions`);
-  const current = rt.currentComposition();
-  if (comp.hash !== current.hash) {
+  if (comp.hash !== rt.currentComposition().hash) {
+    // the root's manifests changed since: run under the ones the session recorded, when the rest is as it was
     const stored = JSON.parse(readFileSync(join(dir, COMPOSITION_FILE), 'utf8')) as Composition;
-    return {
-      session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
-      compositionDiffers: diffCompositions(stored, current.doc),
-    };
+    const recorded = await openRecorded(rt.root, stored, rt.log);
+    try {
+      const now = (recorded ?? rt).currentComposition();
+      if (now.hash === comp.hash) return await replayOn(recorded!, sessionId, original, opts);
+      return {
+        session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
+        compositionDiffers: diffCompositions(stored, now.doc),
+      };
+    } finally {
+      await recorded?.close();
+    }
   }
+  return replayOn(rt, sessionId, original, opts);
+}
+
+/** Replay a session on a runtime of its own composition. */
+async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[], opts: { keep?: boolean }): Promise<ReplayReport> {
+  const dir = rt.sessionDir(sessionId);
   const user = original.find((e) => e.type === 'user_input');
   if (!user || user.type !== 'user_input') throw new Error(`${dir}: the ledger has no user_input event`);
   const job = parseJob(user.job, `${dir} user_input.job`);

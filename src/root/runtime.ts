@@ -61,6 +61,8 @@ export interface RuntimeOptions {
    * uses that set instead of failing (a new session worker of a daemon that was already serving).
    */
   lastGood?: { file: string; fallBack: boolean };
+  /** where the manifests come from instead of the root's folders (replay: a session's recorded composition) */
+  source?: ManifestSource;
 }
 
 export interface RunSessionOptions {
@@ -194,7 +196,7 @@ export class Runtime {
   /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
   private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
     const lg = this.opts.lastGood;
-    if (!lg) return this.loadFrom(folderSource(this.root));
+    if (!lg) return this.loadFrom(this.opts.source ?? folderSource(this.root));
     const snap = captureManifests(this.root);
     try {
       const loaded = await this.loadFrom(snapshotSource(snap));
