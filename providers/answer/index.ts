@@ -10,7 +10,7 @@ import { renderAnswer, type AnswerInput } from './render.js';
 export { renderAnswer, quote, humanBytes, QUOTE_MAX, type Answer, type AnswerInput } from './render.js';
 export type { AnswerFact } from './overall.js';
 
-const SHAPE = 'expected {"goal": string, "facts": [{"step", "schema", "fact": object, "trust": "T0"|"T1"|"T2"}], "missing": [string]}';
+const SHAPE = 'expected {"goal": string, "facts": [{"step", "schema", "fact": object, "trust": "T0"|"T1"|"T2", "sentence"?: string | [string]}], "missing": [string]}';
 
 /** Parse and check the input document; an error names the field and the expected shape. */
 export function parseAnswerInput(text: string): AnswerInput {
@@ -29,6 +29,10 @@ export function parseAnswerInput(text: string): AnswerInput {
     const ok = typeof x === 'object' && x !== null && typeof x.step === 'string' && typeof x.schema === 'string'
       && typeof x.fact === 'object' && x.fact !== null && ['T0', 'T1', 'T2'].includes(x.trust as string);
     if (!ok) throw new Error(`answer provider: facts[${i}] is not {step, schema, fact: object, trust: T0|T1|T2}; ${SHAPE}`);
+    const s = x.sentence;
+    if (s !== undefined && typeof s !== 'string' && !(Array.isArray(s) && s.every((t) => typeof t === 'string'))) {
+      throw new Error(`answer provider: facts[${i}].sentence (the schema's x-sentence) must be a string or a list of strings; ${SHAPE}`);
+    }
     return x as unknown as AnswerFact;
   });
   return { goal: d.goal, facts, missing: d.missing as string[] };

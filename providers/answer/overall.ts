@@ -13,6 +13,8 @@ export interface AnswerFact {
   schema: string;
   fact: Record<string, unknown>;
   trust: 'T0' | 'T1' | 'T2';
+  /** the schema's x-sentence, when it declares one (template.ts says it) */
+  sentence?: string | string[];
 }
 
 const AREAS: Record<string, string> = {

@@ -11,10 +11,12 @@
  *
  * The sentences for the machine-state schemas are in sentences.ts (one
  * function per schema, null-aware: an absent value is said to be unknown);
+ * a schema that declares its own `x-sentence` is said through it (template.ts);
  * overall.ts adds one closing line when several facts carry a state.
  */
 import { humanBytes, num, oneOf, quote, str } from './words.js';
 import { SENTENCES } from './sentences.js';
+import { templateSentence } from './template.js';
 import { overall, type AnswerFact } from './overall.js';
 
 export { QUOTE_MAX, quote, humanBytes } from './words.js';
@@ -83,8 +85,9 @@ export function renderAnswer(input: AnswerInput): Answer {
   const cites: string[] = [];
   for (const f of input.facts) {
     const speak = f.schema === 'disk_usage@1' ? diskSentence : f.schema === 'log_summary@2' ? logSentence : Object.hasOwn(SENTENCES, f.schema) ? SENTENCES[f.schema] : undefined;
-    if (speak) sentences.push(speak(f.fact));
-    else sentences.push(`Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`);
+    // the schema's own sentence wins: its writer said how its facts read
+    const own = f.sentence !== undefined ? templateSentence(f.sentence, f.fact) : null;
+    sentences.push(own ?? (speak ? speak(f.fact) : `Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`));
     if (!cites.includes(f.step)) cites.push(f.step);
   }
   const closing = overall(input.facts);

@@ -13,6 +13,9 @@ import { providerManifestsDirFor } from '../memory/paths.js';
 import { formatTable } from '../memory/table.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
+/** The manifest id of a provider identity (`tiny@sha256:…` is the manifest `tiny`). */
+const manifestId = (provider: string): string => provider.replace(/@.*$/, '');
+
 const USAGE = 'pico cost [PROVIDER] [--schema S] [--stale-factor F] [--no-ingest] [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
@@ -45,12 +48,13 @@ export async function main(argv: string[]): Promise<number> {
         out.push('', `stale manifests (declared cost off by more than x${factor} from what was measured):`,
           formatTable(['provider', 'schema', 'n', 'ratio_p50', 'ratio_p90'], stale.map((s) => ({ ...s }))));
         const kindOf = new Map(estimates.map((e) => [e.provider, e.kind]));
-        for (const p of [...new Set(stale.map((s) => s.provider))].filter((p) => kindOf.get(p) !== 'gguf')) {
+        for (const p of [...new Set(stale.filter((s) => kindOf.get(s.provider) !== 'gguf').map((s) => manifestId(s.provider)))]) {
           out.push(`  ${p}: not a model, so not probed: correct "cost" in ${join(providerManifestsDirFor(root), `${p}.json`)} to the measured p50/p90 above (pico cost ${p} --root ${root})`);
         }
       }
-      const probe = [...new Set([...estimates.filter((e) => e.source === 'none').map((e) => e.provider), ...stale.map((s) => s.provider)])]
-        .filter((p) => estimates.find((e) => e.provider === p)?.kind === 'gguf');
+      // advice names the manifest id (a model's calls are recorded under its pinned identity, tiny@sha256:…)
+      const probe = [...new Set([...estimates.filter((e) => e.source === 'none').map((e) => e.provider), ...stale.map((s) => s.provider)]
+        .filter((p) => estimates.find((e) => e.provider === p)?.kind === 'gguf').map(manifestId))];
       if (probe.length > 0) out.push('', 'to measure the models on this machine:', ...probe.map((p) => `  pico probe ${p} --root ${root}`));
       return out.join('\n');
     });

@@ -64,6 +64,9 @@ export interface StaleManifest {
 
 interface CostRow { provider: string; schema: string | null; n: number; p50_ms: number; p90_ms: number }
 
+/** The manifest id of a provider identity: a model's calls are recorded as `tiny@sha256:…`, its manifest is `tiny`. */
+const manifestId = (provider: string): string => provider.replace(/@.*$/, '');
+
 export class CostModel {
   private readonly costs: Map<string, DeclaredCost | null>;
   private readonly kinds: Map<string, string>;
@@ -102,8 +105,8 @@ export class CostModel {
   /** Apply the five-observation rule to a measured row (or its absence). */
   private fromRow(provider: string, schema: string | null, row: CostRow | undefined): Estimate {
     const n = row?.n ?? 0;
-    const manifest = this.costs.get(provider) ?? null;
-    const kind = this.kinds.get(provider) ?? null;
+    const manifest = this.costs.get(manifestId(provider)) ?? null;
+    const kind = this.kinds.get(manifestId(provider)) ?? null;
     if (row && n >= MIN_OBSERVATIONS) {
       return { provider, schema, n, p50_ms: row.p50_ms, p90_ms: row.p90_ms, source: 'measured', manifest, kind, note: `measured over ${n} calls` };
     }
@@ -132,8 +135,9 @@ export class CostModel {
   /** Every measured provider and schema (plus manifest-only providers), by provider then schema. */
   all(provider?: string): Estimate[] {
     const rows = this.db.prepare('SELECT provider, schema, n, p50_ms, p90_ms FROM v_cost ORDER BY provider, schema').all() as CostRow[];
-    const out = rows.filter((r) => provider === undefined || r.provider === provider).map((r) => this.fromRow(r.provider, r.schema, r));
-    const seen = new Set(rows.map((r) => r.provider));
+    // one provider's rows are those of its id and of every pinned identity of it, as in estimate()
+    const out = rows.filter((r) => provider === undefined || r.provider === provider || manifestId(r.provider) === provider).map((r) => this.fromRow(r.provider, r.schema, r));
+    const seen = new Set(rows.map((r) => manifestId(r.provider)));
     for (const id of [...this.costs.keys()].sort()) {
       if (!seen.has(id) && (provider === undefined || id === provider)) out.push(this.fromRow(id, null, undefined));
     }
@@ -149,7 +153,7 @@ export class CostModel {
     const off = (r: number): boolean => !Number.isFinite(r) || r > factor || r < 1 / factor;
     const out: StaleManifest[] = [];
     for (const r of rows) {
-      const m = this.costs.get(r.provider);
+      const m = this.costs.get(manifestId(r.provider));
       if (!m) continue;
       const ratio_p50 = r.p50_ms / m.p50_ms;
       const ratio_p90 = r.p90_ms / m.p90_ms;

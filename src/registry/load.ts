@@ -21,10 +21,12 @@ import {
   capabilityManifestSchema, providerManifestSchema, toolManifestSchema,
   type CapabilityManifest, type ProviderManifest, type ToolManifest,
 } from './manifest.js';
-import { duplicateId, manifestJson, ManifestReadError, mixedServing, readManifestText } from './manifest-text.js';
+import { manifestJson, ManifestReadError, readManifestText } from '../base/manifest-file.js';
+import { duplicateId, mixedServing } from './manifest-text.js';
 import { Registry } from './registry.js';
 import { Scope } from './scope.js';
 import { nearest } from '../base/near.js';
+import { checkSentence } from '../base/sentence.js';
 
 export class ManifestError extends Error {
   override name = 'ManifestError';
@@ -89,6 +91,7 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
     if (docs.schemas[id]) issues.push(duplicateId('schema', id, files[`schema:${id}`]!, file));
     try {
       handles[id] = compileSchema(json, id);
+      for (const p of checkSentence(json)) issues.push({ file, ...p });
       docs.schemas[id] = json;
       files[`schema:${id}`] = file;
     } catch (err) {

@@ -175,6 +175,8 @@ export const toolManifestSchema = z.strictObject({
   /** what enters a session from a tool is outside data: T1 only (T0/T2 would let it steer control) */
   trust_out: z.literal('T1', { error: 'a tool\'s output is outside data: trust_out must be "T1" (T0 and T2 are for the runtime and the operator)' }),
   limits: limitsSchema,
+  /** exit codes meaning "did part of the work" (du: a folder it could not read): the output is kept, its stderr after it, the answer partial */
+  partial_exit_codes: z.array(z.number().int().min(1).max(255)).min(1).max(8).optional(),
   requires_isolation: isolationSchema.optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;

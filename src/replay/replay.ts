@@ -4,8 +4,10 @@
  * blobs — with a clock that answers with the recorded times and durations,
  * into a scratch folder, and diff the two ledgers line by line. Code
  * providers and seeded models give an identical ledger; any difference is
- * reported at its first line. A session recorded under another composition
- * is refused unless the caller asks only for the composition difference.
+ * reported at its first line. A session recorded under manifests the root no
+ * longer has (a model removed since) runs under the manifests it recorded
+ * (recorded.ts); one whose code, prompts or programs differ is refused,
+ * naming the difference.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,8 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
 import { parseJob } from '../runtime/job.js';
 import type { Runtime } from '../root/runtime.js';
-import type { DirectInput, ToolRunner } from '../runtime/step.js';
+import { openRecorded } from './recorded.js';
+import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export interface ReplayReport {
   session: string;
@@ -37,14 +40,27 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
   const comp = original[0];
   if (!comp || comp.type !== 'composition') throw new Error(`${dir}: the ledger does not start with a composition event`);
   if (!original.some((e) => e.type === 'answer_sent')) throw new Error(`session ${sessionId} has not finished; replay compares finished sessions`);
-  const current = rt.currentComposition();
-  if (comp.hash !== current.hash) {
+  if (comp.hash !== rt.currentComposition().hash) {
+    // the root's manifests changed since: run under the ones the session recorded, when the rest is as it was
     const stored = JSON.parse(readFileSync(join(dir, COMPOSITION_FILE), 'utf8')) as Composition;
-    return {
-      session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
-      compositionDiffers: diffCompositions(stored, current.doc),
-    };
+    const recorded = await openRecorded(rt.root, stored, rt.log);
+    try {
+      const now = (recorded ?? rt).currentComposition();
+      if (now.hash === comp.hash) return await replayOn(recorded!, sessionId, original, opts);
+      return {
+        session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
+        compositionDiffers: diffCompositions(stored, now.doc),
+      };
+    } finally {
+      await recorded?.close();
+    }
   }
+  return replayOn(rt, sessionId, original, opts);
+}
+
+/** Replay a session on a runtime of its own composition. */
+async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[], opts: { keep?: boolean }): Promise<ReplayReport> {
+  const dir = rt.sessionDir(sessionId);
   const user = original.find((e) => e.type === 'user_input');
   if (!user || user.type !== 'user_input') throw new Error(`${dir}: the ledger has no user_input event`);
   const job = parseJob(user.job, `${dir} user_input.job`);
@@ -76,7 +92,18 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
       }
       await rt.runSession(sessionId, closing);
     } else {
-      await rt.runSession(sessionId, run);
+      // A session that waited for a person ran once per decision: the first run stopped at the
+      // request (waiting), and the daemon resumed it when the decision file came (`resumed`). Replay
+      // runs it the same number of times, each run told only the decisions its original run read.
+      const resumes = original.filter((e) => e.type === 'resumed');
+      const decided = recordedDecisions(original);
+      for (let k = 0; k <= resumes.length; k++) {
+        const approval = decided ? { approval: decided(k) } : {};
+        const last = k < resumes.length ? resumes[k]!.seq - 1 : null;
+        const stop = new AbortController();
+        const onEvent = last === null ? {} : { signal: stop.signal, onEvent: (e: LedgerEvent) => { if (e.seq >= last) stop.abort(); } };
+        await rt.runSession(sessionId, { ...run, ...approval, ...onEvent });
+      }
     }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -110,5 +137,32 @@ function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRu
     // the failure as the tool runner raised it: the step adds the budget note again (once), and
     // keeps the tool's name, which the runner's message already starts with
     throw new ProviderError(type, withoutClippedNote((e as { error: string }).error));
+  };
+}
+
+/**
+ * The decisions a person made on the session's destructive steps, as the ledger recorded them, for
+ * run `k` of the replay: a decision the original read in run k or before is answered, a later one is
+ * not yet there (the step waits, as it did). Null when nobody could be asked (no approver: pico run),
+ * so the replay has no approver either.
+ */
+function recordedDecisions(events: readonly LedgerEvent[]): ((run: number) => ApprovalDecider) | null {
+  if (!events.some((e) => e.type === 'approval_requested')) return null;
+  if (events.some((e) => e.type === 'approval_denied' && e.by === undefined)) return null;
+  const runOf = (seq: number) => events.filter((e) => e.type === 'resumed' && e.seq < seq).length;
+  const made = new Map<string, { run: number; decision: NonNullable<ReturnType<ApprovalDecider>> }>();
+  for (const e of events) {
+    if (e.type === 'approval_granted') {
+      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'granted', by: e.by, at: e.decided_at ?? '', reason: null } });
+    } else if (e.type === 'approval_denied' && e.by !== undefined) {
+      // the step wrote "tool T: denied by BY[: REASON]" or "tool T: approval expired: REASON"
+      const said = e.error.replace(/^tool [^:]*: /, '');
+      const reason = e.by === 'timeout' ? said.replace(/^approval expired: /, '') : said.startsWith(`denied by ${e.by}: `) ? said.slice(`denied by ${e.by}: `.length) : null;
+      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'denied', by: e.by, at: e.decided_at ?? '', reason } });
+    }
+  }
+  return (run) => (step) => {
+    const m = made.get(step);
+    return m && m.run <= run ? m.decision : null;
   };
 }

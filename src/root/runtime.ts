@@ -47,7 +47,7 @@ import { parseJob, type Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
 import { decide, readApprovalSettings } from '../approval/decisions.js';
-import type { DirectInput, ToolRunner } from '../runtime/step.js';
+import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export type SessionResult = LoopResult;
 
@@ -61,6 +61,8 @@ export interface RuntimeOptions {
    * uses that set instead of failing (a new session worker of a daemon that was already serving).
    */
   lastGood?: { file: string; fallBack: boolean };
+  /** where the manifests come from instead of the root's folders (replay: a session's recorded composition) */
+  source?: ManifestSource;
 }
 
 export interface RunSessionOptions {
@@ -85,6 +87,8 @@ export interface RunSessionOptions {
   planOnly?: boolean;
   /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
   approvals?: boolean;
+  /** the decisions themselves, instead of the decision files (replay answers with the recorded ones) */
+  approval?: ApprovalDecider;
   /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
   onProgress?: ProgressListener;
 }
@@ -192,7 +196,7 @@ export class Runtime {
   /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
   private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
     const lg = this.opts.lastGood;
-    if (!lg) return this.loadFrom(folderSource(this.root));
+    if (!lg) return this.loadFrom(this.opts.source ?? folderSource(this.root));
     const snap = captureManifests(this.root);
     try {
       const loaded = await this.loadFrom(snapshotSource(snap));
@@ -241,7 +245,7 @@ export class Runtime {
       planner: agentPlanner(this.playbooks, this.lexicon), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
-      ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
+      ...(o.approval ? { approval: o.approval } : approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
     });
   }
 

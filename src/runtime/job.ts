@@ -37,6 +37,8 @@ export const jobSchema = z
     plan: z.array(jobStepSchema).min(1).max(8).optional(),
     /** optional operator label; the session id is assigned by picoharness */
     label: z.string().max(200).optional(),
+    /** the job reads canned files, not this machine: which ones; the answer says so (a shipped example) */
+    sample: z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]*$/, 'one line of text').optional(),
   })
   .superRefine((job, ctx) => {
     const seen = new Set<string>();
@@ -84,7 +86,7 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** One problem in words: an unknown field with its did-you-mean, a missing field by name, else zod's message. */
+/** One problem in words: an unknown field with its did-you-mean, a missing field by name, a value not allowed, else zod's message. */
 function issueLine(i: z.core.$ZodIssue, value: unknown): string {
   const path = i.path.join('.') || '(top level)';
   if (i.code === 'unrecognized_keys') {
@@ -94,10 +96,12 @@ function issueLine(i: z.core.$ZodIssue, value: unknown): string {
       return near ? `"${k}" (did you mean "${near}"?)` : `"${k}"`;
     }).join(', ')}`;
   }
-  if (i.path.length > 0 && at(value, i.path) === undefined && (i.code === 'invalid_type' || i.code === 'invalid_value')) {
-    const name = String(i.path.at(-1));
+  if (i.path.length > 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')) {
+    const given = at(value, i.path);
     const values = i.code === 'invalid_value' ? ` (one of ${i.values.map((v) => JSON.stringify(v)).join(', ')})` : '';
-    return `${i.path.slice(0, -1).join('.') || '(top level)'}: the required field "${name}" is missing${values}`;
+    if (given === undefined) return `${i.path.slice(0, -1).join('.') || '(top level)'}: the required field "${String(i.path.at(-1))}" is missing${values}`;
+    const near = i.code === 'invalid_value' ? nearest(String(given), i.values.map(String)) : null;
+    if (i.code === 'invalid_value') return `${path}: ${JSON.stringify(given).slice(0, 60)} is not allowed${near ? ` (did you mean "${near}"?)` : ''}${values}`;
   }
   return `${path}: ${i.message}`;
 }

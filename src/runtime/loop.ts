@@ -338,7 +338,10 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   } else text = '';
   // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
   const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0, d.registry);
-  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered ? 'partial' : 'answered';
+  // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so
+  const cut = plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
+  const cutNote = cut ? ['This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.'] : [];
+  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
@@ -347,12 +350,13 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
     ledger.append({ type: 'declined', reason, missing });
     text = words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`);
   } else if (words && outcome !== 'cancelled') {
-    text = [text, ...words.notes].filter((t) => t.length > 0).join('\n');
+    text = [text, ...words.notes, ...cutNote].filter((t) => t.length > 0).join('\n');
   } else if (outcome === 'partial') {
-    text = `${text}\n(partial answer — missing: ${missing.join('; ')})`;
+    text = [text, ...cutNote, ...(missing.length ? [`(partial answer — missing: ${missing.join('; ')})`] : [])].join('\n');
   } else if (outcome === 'cancelled') {
     text = `${text ? `${text}\n` : ''}(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`;
   }
+  if (d.job.sample) text = `${text ? `${text}\n` : ''}(sample data from ${d.job.sample}, not this machine)`;
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
   ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });

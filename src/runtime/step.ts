@@ -29,7 +29,7 @@ import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
 import { BREAKERS } from './settings.js';
-import { assertVisible, factsInput, rebuildView, type FactInput } from './view.js';
+import { assertVisible, factsInput, rebuildView, sentenceOf, type FactInput } from './view.js';
 
 /** How a step gets its tool output: run the tool live, or (in replay) from the recorded ledger. */
 export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string, opts?: { approved?: boolean }) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
@@ -115,11 +115,12 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
   if (!capability.schemas.includes(spec.schema)) {
     return giveUp(ctx, spec, 'step_failed', `capability ${spec.capability} does not produce schema ${spec.schema} (it produces ${capability.schemas.join(', ')})`);
   }
+  const schemaJson = (id: string) => ctx.registry.schemas.get(id)?.json;
   const facts: FactInput[] = [];
   const missing: string[] = [];
   for (const s of spec.from ?? []) {
     const f = held.get(s);
-    if (f) facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact });
+    if (f) facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
     else missing.push(s);
   }
   // Trust of the step's input: the tool's declared output trust, or the weakest of the facts it reads.
@@ -266,7 +267,7 @@ async function tryProvider(
     }
     const clip = clipToBudget(provider, ctx.budget.wallLeft(now));
     // The visibility invariant: what we send must be exactly what the ledger can rebuild.
-    const rebuilt = rebuildView(ledger.all, ledger.blobs, spec.step, from, identity, attempt);
+    const rebuilt = rebuildView(ledger.all, ledger.blobs, spec.step, from, identity, attempt, (id) => ctx.registry.schemas.get(id)?.json);
     assertVisible({ input, feedback }, rebuilt, spec.step, provider.id);
 
     const ac = new AbortController();

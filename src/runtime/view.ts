@@ -15,7 +15,12 @@ export interface FactInput {
   schema: string;
   trust: Trust;
   fact: unknown;
+  /** the schema's `x-sentence` (how the fact reads in an answer), beside the fact when it has one */
+  sentence?: unknown;
 }
+
+/** The `x-sentence` of a schema, to go beside its fact in the answer step's input (none: nothing). */
+export const sentenceOf = (json: Record<string, unknown> | undefined): { sentence?: unknown } => (json && 'x-sentence' in json ? { sentence: json['x-sentence'] } : {});
 
 /** The input text of a step that reduces earlier facts (the answer step). */
 export function factsInput(goal: string, facts: FactInput[], missing: string[]): string {
@@ -42,6 +47,7 @@ export function rebuildView(
   from: string[] | null,
   provider: string,
   attempt: number,
+  schemaJson: (id: string) => Record<string, unknown> | undefined = () => undefined,
 ): ProviderView {
   let startedAt = -1;
   for (const e of events) if (e.type === 'step_started' && e.step === step) startedAt = e.seq;
@@ -61,7 +67,7 @@ export function rebuildView(
     const missing: string[] = [];
     for (const s of from) {
       const f = [...events].reverse().find((e) => e.type === 'fact_added' && e.step === s);
-      if (f && f.type === 'fact_added') facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact });
+      if (f && f.type === 'fact_added') facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
       else missing.push(s);
     }
     input = factsInput(user.text, facts, missing);

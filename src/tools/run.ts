@@ -6,8 +6,11 @@
  * (`args.ts`), the argv runs in the execution world with the manifest's
  * limits, and every fault becomes a `ProviderError` whose type is the ledger
  * event to write: `tool_failed` (bad arguments, non-zero exit, flood),
- * `tool_timeout`, or `tool_empty`. A destructive tool is refused unless the
- * caller says the operator approved it.
+ * `tool_timeout`, or `tool_empty`. An exit code the manifest declares
+ * partial (`partial_exit_codes`: du met a folder it could not read) is not a
+ * fault: the output is kept, with what the tool said on stderr after it, and
+ * the exit code recorded makes the answer partial. A destructive tool is
+ * refused unless the caller says the operator approved it.
  *
  * It deliberately does not write the ledger, store blobs or reduce the output:
  * the runtime does that with the `ToolRun` returned here.
@@ -59,12 +62,35 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   if (r.truncated && ctx.allowTruncated !== true) {
     throw new ProviderError('tool_failed', `tool ${tool.name}: output exceeded limits.max_output_bytes = ${tool.limits.max_output_bytes} and was cut; raise the limit in the manifest or narrow the arguments`, detail);
   }
-  if (!r.truncated && r.exitCode !== 0) {
+  // a declared partial exit code with output is a run that did part of the work, not a failure
+  const partial = !r.truncated && r.exitCode !== null && r.exitCode !== 0 && (tool.partial_exit_codes ?? []).includes(r.exitCode) && r.stdout.trim() !== '';
+  if (!r.truncated && r.exitCode !== 0 && !partial) {
     const why = r.exitCode === null ? (r.cause ?? `killed by ${r.signal}`) : `exit code ${r.exitCode}`;
     throw new ProviderError('tool_failed', `tool ${tool.name}: ${r.command} failed with ${why}${detail.stderr ? `: ${detail.stderr}` : ''}`, detail);
   }
   if (r.stdout.trim() === '') {
     throw new ProviderError('tool_empty', `tool ${tool.name}: ${r.command} printed nothing; check that the input holds data`, detail);
   }
-  return { output: r.stdout, exitCode: r.exitCode, durationMs: r.durationMs, truncated: r.truncated };
+  const output = partial && tool.output.media === 'text' ? withStderr(r.stdout, r.stderr, r.exitCode!) : r.stdout;
+  return { output, exitCode: r.exitCode, durationMs: r.durationMs, truncated: r.truncated };
+}
+
+/** The line a partial run's stderr follows in its output (text tools), so a reducer can tell what was not done. */
+export const STDERR_MARK = '--- stderr';
+const STDERR_LINES = 50;
+const STDERR_BYTES = 4096;
+
+/** stdout, then what the tool said on stderr (its first lines, capped) under STDERR_MARK. */
+function withStderr(stdout: string, stderr: string, code: number): string {
+  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+  if (lines.length === 0) return stdout;
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const l of lines.slice(0, STDERR_LINES)) {
+    bytes += Buffer.byteLength(l, 'utf8') + 1;
+    if (bytes > STDERR_BYTES) break;
+    kept.push(l);
+  }
+  const more = lines.length - kept.length;
+  return `${stdout}${stdout.endsWith('\n') ? '' : '\n'}${STDERR_MARK} (exit ${code}: part of the work was not done) ---\n${kept.join('\n')}\n${more > 0 ? `… ${more} more line${more === 1 ? '' : 's'}\n` : ''}`;
 }

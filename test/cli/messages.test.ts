@@ -34,6 +34,16 @@ describe('job files', async () => {
     expect(r.stderr).toContain('the required field "budget_class" is missing (one of "interactive", "attended", "background", "batch")');
     expect(r.stderr).not.toMatch(/Invalid option|received undefined/);
   });
+
+  it('a value that is not one of a field\'s values is named with the values it may take and a did-you-mean, not "Invalid option"', async () => {
+    const root = makeRoot();
+    const typo = await pico(['run', jobFile({ job: 'job@1', goal: 'is the disk full?', budget_class: 'interactve' }), '--root', root]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('budget_class: "interactve" is not allowed (did you mean "interactive"?) (one of "interactive", "attended", "background", "batch")');
+    const other = await pico(['run', jobFile({ job: 'job@1', goal: 'is the disk full?', budget_class: 'fast' }), '--root', root]);
+    expect(other.stderr).toContain('budget_class: "fast" is not allowed (one of "interactive", "attended", "background", "batch")');
+    for (const r of [typo, other]) expect(r.stderr).not.toMatch(/Invalid option/);
+  });
 });
 
 describe('the daemon, or none', () => {

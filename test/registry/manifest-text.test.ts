@@ -3,7 +3,8 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { duplicateId, manifestJson, mixedServing, readManifestText } from '../../src/registry/manifest-text.js';
+import { manifestJson, readManifestText } from '../../src/base/manifest-file.js';
+import { duplicateId, mixedServing } from '../../src/registry/manifest-text.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('manifestJson', () => {

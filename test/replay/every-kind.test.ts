@@ -37,6 +37,11 @@ beforeAll(async () => {
   put(root, 'manifests/tools/hangs.json', shTool('hangs', 'sleep 30', 400));
   put(root, 'manifests/tools/slow.json', shTool('slow', 'sleep 30'));
   put(root, 'manifests/tools/says.json', shTool('says', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"'));
+  // a tool that does part of the work and says what it left out (as du does on a folder it cannot open)
+  const part = (name: string, body: string) => ({ ...shTool(name, body), partial_exit_codes: [1] });
+  put(root, 'manifests/tools/part.json', part('part', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"; echo "part: cannot read /srv/x" >&2; exit 1'));
+  put(root, 'manifests/tools/part_worse.json', part('part_worse', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"; exit 2'));
+  put(root, 'manifests/tools/part_empty.json', part('part_empty', 'echo "part: cannot read anything" >&2; exit 1'));
   // a provider whose every answer breaks the schema: the ladder refuses it, twice
   script(root, 'providers/wrong.sh', `cat >/dev/null; printf '%s' '{"host": 5, "nonsense": true}'`);
   put(root, 'manifests/providers/wrong.json', shellProvider('wrong', ['providers/wrong.sh'], { schemas: ['log_summary@2'], priority: 0 }));
@@ -46,13 +51,13 @@ beforeAll(async () => {
 afterAll(async () => { await rt?.close(); });
 
 /** Run a job to its end, replay it, and return the report with the session's failure event types. */
-async function runAndReplay(job: Job, close?: { reason: string }): Promise<{ identical: boolean; diff: string; types: string[]; outcome: string }> {
+async function runAndReplay(job: Job, close?: { reason: string }): Promise<{ id: string; identical: boolean; diff: string; types: string[]; outcome: string }> {
   const id = newSession(rt, job);
   const result = close ? await rt.runSession(id, { closeReason: close.reason, cancelled: true }) : await rt.runSession(id);
   const report = await replaySession(rt, id);
   const types = readLedger(rt.sessionDir(id)).map((e) => e.type);
   const d = report.firstDifference;
-  return { identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : JSON.stringify(report.compositionDiffers), types, outcome: result.outcome };
+  return { id, identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : JSON.stringify(report.compositionDiffers), types, outcome: result.outcome };
 }
 
 const step = (tool: string, over: Record<string, unknown> = {}) => ({ step: tool, tool, args: {}, capability: 'extract@1', schema: 'log_summary@2', ...over });
@@ -66,6 +71,28 @@ describe('replay is byte-identical for every failure kind', () => {
     const failed = readLedger(rt.sessionDir(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n)).sort().at(-1)!)).find((e) => e.type === 'tool_failed')!;
     expect((failed as { error: string }).error).toMatch(/^tool fails: (?!tool fails: )/);
     expect((failed as { error: string }).error).not.toContain('its limit was cut');
+  }, 60_000);
+
+  it('a tool that did part of the work (a declared partial exit code): its output and stderr kept, the answer partial in words', async () => {
+    const r = await runAndReplay(job('attended', step('part'), { step: 'answer', capability: 'answer@1', schema: 'answer@1', from: ['part'] }));
+    expect(r.identical, r.diff).toBe(true);
+    expect(r.outcome).toBe('partial');
+    expect(r.types).not.toContain('tool_failed');
+    const events = readLedger(rt.sessionDir(r.id));
+    const out = events.find((e) => e.type === 'tool_output')!;
+    expect(out).toMatchObject({ exit_code: 1 });
+    expect((out as { text?: string }).text).toBe('Mar  3 14:21:57 pi5 app[1]: error: disk full\n--- stderr (exit 1: part of the work was not done) ---\npart: cannot read /srv/x\n');
+    const answer = events.find((e) => e.type === 'answer_sent') as { text: string; missing: string[] };
+    expect(answer.missing).toEqual([]);
+    expect(answer.text).toMatch(/^The log shows 1 failure line[^]*\nThis answer is partial: a check could not read everything it was asked to, so it covers only what it could read\.$/);
+  }, 60_000);
+
+  it('an exit code not declared partial, or a partial one with nothing printed, is still a failure', async () => {
+    for (const tool of ['part_worse', 'part_empty']) {
+      const r = await runAndReplay(job('attended', step(tool)));
+      expect(r.types, tool).toContain('tool_failed');
+      expect(r.identical, r.diff).toBe(true);
+    }
   }, 60_000);
 
   it('a tool that times out', async () => {
