@@ -236,9 +236,8 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext) && !(part.focus.subject && e.unit)) {
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
   }
-  if (!part.action && !reader.measurable(part)) {
-    return gap(`the goal asks how ${part.focus!.attribute} "${part.focus!.text}" is, and no tool measures that of it`, `I could not check "${part.text}": no tool here measures the ${part.focus!.attribute === 'size' ? 'size' : part.focus!.attribute} of ${part.focus!.text}.`);
-  }
+  const unmeasured = part.action ? null : reader.unmeasured(part);
+  if (unmeasured) return gap(`the goal asks for ${unmeasured}, and no read-only tool speaks of both`, `I could not check "${part.text}": no tool here measures ${unmeasured}.`);
   const uncovered = part.action ? [] : reader.uncovered(part);
   if (uncovered.length > 0 && uncovered.length === part.reading.groups.length && !e.unit && !e.path) {
     return gap(`the goal is about ${uncovered.join(', ')}, which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${uncovered.join(' or ')}.`);

@@ -59,11 +59,13 @@ export interface GoalReader {
   /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
   uncovered(part: GoalPart): string[];
   /**
-   * Whether some tool speaks of both what a part measures and the thing it measures ("how much
-   * space do the logs take": a tool about size or disk space that is also about logs), or the part
-   * asks no such thing; a part naming a path or a unit is about that entity and always passes.
+   * What a part measures that no read-only tool speaks of together with the thing measured ("how
+   * much space do the logs take": no tool about size or disk space is also about logs), in words
+   * ("the size of journal logs"), or null when some tool does or the part measures nothing. The
+   * space a folder takes needs a tool about disk space and folders (stat's size of a folder is its
+   * entry, not its contents); any other part naming a path or a unit is about that entity.
    */
-  measurable(part: GoalPart): boolean;
+  unmeasured(part: GoalPart): string | null;
 }
 
 const cache = new Map<string, GoalReader>();
@@ -139,15 +141,19 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
         .some((sl) => (sl.extractor === 'unit' && part.entities.unit) || (sl.extractor === 'path' && part.entities.path)) ? 1 : 0;
       return out.sort((a, b) => named(b.id) - named(a.id) || b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
     },
-    measurable(part) {
+    unmeasured(part) {
       const f = part.focus;
-      if (!f?.attribute || part.entities.path || part.entities.unit) return true;
-      const obj = read(f.text, lexicon);
+      if (!f?.attribute) return null;
+      const folder = read(part.text, lexicon).groups.includes('folder');
+      if (!folder && (part.entities.path || part.entities.unit)) return null;
+      const obj = read(folder ? 'folder' : f.text, lexicon);
       const object = obj.groups.length ? obj.groups.map(stem) : obj.terms;
-      if (object.length === 0) return true;
-      // a size is what a disk-space tool reports too ("how big is the sd card": df)
-      const attr = f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
-      return readOnly.some((t) => { const own = toolTerms.get(t.name)!; return attr.some((a) => own.has(a)) && object.every((o) => own.has(o)); });
+      if (object.length === 0) return null;
+      // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
+      // a folder takes is disk space only
+      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
+      if (readOnly.some((t) => { const own = toolTerms.get(t.name)!; return attr.some((a) => own.has(a)) && object.every((o) => own.has(o)); })) return null;
+      return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
     actTool(part) {
