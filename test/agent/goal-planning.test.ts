@@ -82,6 +82,11 @@ describe('a goal read once, planned part by part', () => {
       const gap = events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap');
       expect(gap?.plain, g).toMatch(/no tool here measures/);
     }
+    // stat's size of a folder is its entry, not what it holds: with no du tool here, the space a folder takes is declined
+    const folder = await plan('How much space does the folder /var/log take?');
+    expect(folder.created).toBeUndefined();
+    expect(folder.events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap')?.plain).toMatch(/no tool here measures the space a folder takes/);
+    expect(tools((await plan('who owns the folder /srv')).created)).toEqual(['file_stat']);
     expect(tools((await plan('how big is my sd card')).created)).toContain('capture_df');
     expect(tools((await plan('how big is /home/pi/backup.tar')).created)).toContain('file_stat');
   });
