@@ -237,7 +237,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
   }
   const unmeasured = part.action ? null : reader.unmeasured(part);
-  if (unmeasured) return gap(`the goal asks for ${unmeasured}, and no read-only tool speaks of both`, `I could not check "${part.text}": no tool here measures ${unmeasured}.`);
+  if (unmeasured) return gap(`the goal asks for ${unmeasured}, and no read-only tool speaks of both`, `I could not check "${part.text}": no tool here ${unmeasured.startsWith('that ') ? 'can tell' : 'measures'} ${unmeasured}.`);
   const uncovered = part.action ? [] : reader.uncovered(part);
   if (uncovered.length > 0 && uncovered.length === part.reading.groups.length && !e.unit && !e.path) {
     return gap(`the goal is about ${uncovered.join(', ')}, which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${uncovered.join(' or ')}.`);

@@ -91,6 +91,17 @@ describe('a goal read once, planned part by part', () => {
     expect(tools((await plan('how big is /home/pi/backup.tar')).created)).toContain('file_stat');
   });
 
+  it('a question about the SD card\'s health is declined, not answered with df; the disk being full is still df\'s', async () => {
+    for (const g of ['is my sd card healthy', 'is the sd card dying', 'is my internet slow']) {
+      const { created, events } = await plan(g);
+      expect(created, g).toBeUndefined();
+      expect(events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap')?.plain, g).toMatch(/no tool here can tell that of the/);
+    }
+    for (const [g, tool] of [['is the disk full', 'capture_df'], ['is the cpu hot', 'thermal'], ['is the network down', 'network'], ['is my memory low', 'memory_usage']] as const) {
+      expect(tools((await plan(g)).created), g).toContain(tool);
+    }
+  });
+
   it('a question about the machine itself gets the health check; an OOM question reads the journal', async () => {
     expect(tools((await plan("how's my raspberry pi doing")).created)).toEqual(expect.arrayContaining(['capture_df', 'memory_usage', 'thermal', 'failed_units']));
     expect(tools((await plan('was there an out of memory kill recently')).created)).toContain('journal_window');

@@ -59,9 +59,10 @@ export interface GoalPart {
    * words of it that nothing here knows: a part whose focus holds such a word asks about something
    * no tool looks at, and is not answered with a neighbouring fact ("how many docker containers");
    * `attribute`: what a size or speed question measures of it; `subject`: read from "is my X …",
-   * where a unit the part names is what it is about
+   * where a unit the part names is what it is about; `groups`: the lexicon groups of a subject and
+   * what it is said to be, when they are more than one ("sd card healthy": disk, health)
    */
-  focus: { text: string; unknown: string[]; attribute?: string; subject?: true } | null;
+  focus: { text: string; unknown: string[]; attribute?: string; subject?: true; groups?: string[] } | null;
 }
 
 export interface Understood {
@@ -83,6 +84,8 @@ const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true }[]
   { re: /^(?:is|are|was|were|has|have|does|do|did|what(?:'s|s|\s+is|\s+are|\s+was))\s+(?:the|my|our|your)\s+(.+)$/i, head: true },
   // "which wifi networks are nearby": what is picked, and what it is said to be
   { re: /^which\s+(.+?)\s+(?:is|are|was|were)\s+(.+)$/i, head: true, predicate: true },
+  // "i think my sd card is corrupted", "the fan is loud": a thing and what the owner says it is
+  { re: /^(?:(?:i\s+think|i\s+guess|i\s+fear|i\s+suspect|i\s+feel\s+like|seems\s+like|looks\s+like|maybe|so)\s+)?(?:the|my|our|your)\s+(.+?)\s+(?:is|are|was|were|seems?|looks?|keeps?|got|has\s+been|have\s+been)\s+(.+)$/i, head: true, predicate: true },
 ];
 
 const SIZE_WORDS = /^(?:big|large)$/i;
@@ -98,12 +101,21 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
       // the first two words that carry a topic, a possessive dropped ("my pi's cpu" → cpu), and
       // with a predicate ("which X are nearby") its first such word too
       const content = (t: string) => tokens(t).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
-      const words = [...content(m[1]!).slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 1) : [])];
+      const thing = content(m[1]!);
+      const words = [...thing.slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 1) : [])];
       if (words.length === 0) continue;
       focus = words.join(' ');
+      // the thing and what it is said to be, through the lexicon: "is my sd card healthy" → disk,
+      // health; "is the soc running warm" → cpu, temperature (the first word of what follows "is",
+      // or the last of the first three)
+      const said = read(thing.slice(0, 2).join(' '), ctx.lexicon).groups.slice(0, 1);
+      const is = f.predicate ? content(m[2]!)[0] : thing.length > 1 ? thing.slice(0, 3).at(-1) : undefined;
+      for (const g of is ? read(is, ctx.lexicon).groups.slice(0, 1) : []) if (!said.includes(g)) said.push(g);
+      const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
+      return { text: focus, unknown, subject: true, ...(said.length > 1 ? { groups: said } : {}) };
     }
     const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
-    return { text: focus, unknown, ...(attribute ? { attribute } : {}), ...(f.head ? { subject: true } : {}) };
+    return { text: focus, unknown, ...(attribute ? { attribute } : {}) };
   }
   return null;
 }

@@ -60,8 +60,9 @@ export interface GoalReader {
   uncovered(part: GoalPart): string[];
   /**
    * What a part measures that no read-only tool speaks of together with the thing measured ("how
-   * much space do the logs take": no tool about size or disk space is also about logs), in words
-   * ("the size of journal logs"), or null when some tool does or the part measures nothing. The
+   * much space do the logs take": no tool about size or disk space is also about logs; "is my sd
+   * card healthy": no tool about disks is also about health), in words ("the size of journal
+   * logs", "that of the sd card"), or null when some tool does or the part measures nothing. The
    * space a folder takes needs a tool about disk space and folders (stat's size of a folder is its
    * entry, not its contents); any other part naming a path or a unit is about that entity.
    */
@@ -111,6 +112,11 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   // run it: "health check" then finds the tools a health check runs (document expansion)
   const intents = new Map<string, string[]>();
   for (const p of playbooks) for (const st of new Set(p.steps.map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
+  // a tool's words and the intents of the focused playbooks (at most two tools) that run it: a
+  // general check-up's words ("healthy") say nothing of each tool it runs, and a tool most
+  // playbooks run (the journal) is not about what each of them is about
+  const focusedTerms = new Map(tools.map((t) => [t.name, new Set([...toolTerms.get(t.name)!,
+    ...((uses.get(t.name) ?? 0) > 3 ? [] : playbooks.filter((p) => p.steps.length <= 2 && p.steps.some((x) => x.tool === t.name)).flatMap((p) => p.intent.flatMap((i) => analyse(i))))])]));
   const expand = (t: AgentTool): AgentTool => {
     const more = intents.get(t.name);
     return more ? { ...t, description: `${t.description} ${[...new Set(more)].join('; ')}` } : t;
@@ -143,6 +149,12 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     },
     unmeasured(part) {
       const f = part.focus;
+      // "is my sd card healthy": one read-only tool must speak of the thing and of what it is
+      // said to be, in its own words or the intents of a focused playbook that runs it
+      if (f?.groups && !part.entities.path && !part.entities.unit) {
+        const heads = f.groups.map(stem);
+        return readOnly.some((t) => heads.every((h) => focusedTerms.get(t.name)!.has(h))) ? null : `that of the ${f.text}`;
+      }
       if (!f?.attribute) return null;
       const folder = read(part.text, lexicon).groups.includes('folder');
       if (!folder && (part.entities.path || part.entities.unit)) return null;
