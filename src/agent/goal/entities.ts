@@ -85,8 +85,8 @@ export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): s
   for (const { m, at: off } of found) {
     const name = m[1]!.replace(/[.:-]+$/, '');
     const lower = name.toLowerCase();
-    // an adverb ("recently", "currently") is never a unit
-    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^[a-z]{3,}ly$/.test(name)) continue;
+    // an adverb ("recently", "currently") or a word in -ing ("is acting up") is never a unit
+    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^[a-z]{3,}(?:ly|ing)$/.test(name)) continue;
     const at = off + m.index! + m[0].indexOf(m[1]!);
     if (!best || at < best.at) best = { at, name };
   }

@@ -13,7 +13,7 @@
  *
  * Pure and deterministic: the same goal and context give the same result.
  */
-import type { Lexicon } from './lexicon.js';
+import { phraseKey, type Lexicon } from './lexicon.js';
 import { correct, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
 import { entitiesIn, sortIn, type Entities } from './entities.js';
@@ -102,15 +102,18 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
       // with a predicate ("which X are nearby") its first such word too
       const content = (t: string) => tokens(t).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
       const thing = content(m[1]!);
-      const words = [...thing.slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 1) : [])];
+      const words = [...thing.slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 2) : [])];
       if (words.length === 0) continue;
       focus = words.join(' ');
       // the thing and what it is said to be, through the lexicon: "is my sd card healthy" → disk,
-      // health; "is the soc running warm" → cpu, temperature (the first word of what follows "is",
-      // or the last of the first three)
+      // health; "is the soc running warm" → cpu, temperature (the first words of what follows
+      // "is", or the last of the first three)
       const said = read(thing.slice(0, 2).join(' '), ctx.lexicon).groups.slice(0, 1);
-      const is = f.predicate ? content(m[2]!)[0] : thing.length > 1 ? thing.slice(0, 3).at(-1) : undefined;
-      for (const g of is ? read(is, ctx.lexicon).groups.slice(0, 1) : []) if (!said.includes(g)) said.push(g);
+      // (a phrase of the first two words counts whole: "acting up"; else the first word: "showing")
+      const pred = f.predicate ? content(m[2]!) : thing.length > 1 ? thing.slice(0, 3).slice(-1) : [];
+      const is = pred.length > 1 ? ctx.lexicon.means.get(phraseKey(pred.slice(0, 2).join(' '))) : undefined;
+      const g = is ?? (pred[0] ? read(pred[0], ctx.lexicon).groups[0] : undefined);
+      if (g && !said.includes(g)) said.push(g);
       const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
       return { text: focus, unknown, subject: true, ...(said.length > 1 ? { groups: said } : {}) };
     }
