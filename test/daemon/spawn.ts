@@ -84,6 +84,8 @@ export async function stopDaemon(d: RunningDaemon): Promise<void> {
 
 /** The log line of session `id` ending (a result.json written). */
 export const finished = (id: string) => (l: LogLine): boolean => l.event === 'finished' && l.session === id;
+/** The debug line of a step of session `id` starting (its tool or provider is in flight). */
+export const stepStarted = (id: string) => (l: LogLine): boolean => l.event === 'step' && l.session === id && l.phase === undefined;
 /** The log line of session `id` stopping at a destructive step for a person's decision. */
 export const waitsForApproval = (id: string) => (l: LogLine): boolean => l.event === 'waiting_approval' && l.session === id;
 
