@@ -326,7 +326,7 @@ async function tryProvider(
     const [ev] = ledger.append({
       type: 'fact_added', step: spec.step, provider: identity, capability: capability.id, schema: spec.schema,
       fact: value, trust, confidence: ladder.confidence, duration_ms: durationMs,
-      valid_until: validUntil(schema, ledger.clock.stamp(ledger.nextSeq)), subject: subjectOf(schema, value),
+      valid_until: validUntil(schema, ledger.nextTime()), subject: subjectOf(schema, value),
       fixes: ladder.fixes,
     });
     // Durable before anything touches the world again (the next tool), and before the answer

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { replaySession } from '../../src/replay/replay.js';
+import type { Clock } from '../../src/ledger/clock.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
@@ -117,6 +118,29 @@ describe('a cancel in the middle', () => {
     expect(types.indexOf('resumed')).toBeGreaterThan(types.indexOf('fact_added'));
     const report = await replaySession(rt, id);
     expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+  }, 60_000);
+});
+
+describe('a fact that stays true for a while (x-valid-for-s)', () => {
+  it('its valid_until is counted from the event\'s own time, so a clock that ticks between two readings still replays byte for byte', async () => {
+    const own = makeRoot('pico-replay-valid-');
+    const schemaFile = join(own, 'manifests/schemas/log_summary@2.json');
+    put(own, 'manifests/schemas/log_summary@2.json', { ...JSON.parse(readFileSync(schemaFile, 'utf8')), 'x-valid-for-s': 300 });
+    put(own, 'manifests/tools/says.json', shTool('says', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"'));
+    const ownRt = await openRuntime(own);
+    try {
+      // every reading of this clock is 1 ms later than the one before, as a busy machine's may be
+      let ms = Date.parse('2026-12-02T03:00:00.000Z');
+      const ticking: Clock = { stamp: () => new Date(ms++).toISOString(), measured: (_seq, _key, live) => live };
+      const id = newSession(ownRt, job('attended', step('says')));
+      expect((await ownRt.runSession(id, { clock: ticking })).outcome).toBe('answered');
+      const fact = readLedger(ownRt.sessionDir(id)).find((e) => e.type === 'fact_added' && e.step === 'says') as { t: string; valid_until: string };
+      expect(Date.parse(fact.valid_until) - Date.parse(fact.t)).toBe(300_000);
+      const report = await replaySession(ownRt, id);
+      expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+    } finally {
+      await ownRt.close();
+    }
   }, 60_000);
 });
 
