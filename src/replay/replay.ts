@@ -19,7 +19,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
 import { parseJob } from '../runtime/job.js';
 import type { Runtime } from '../root/runtime.js';
-import type { DirectInput, ToolRunner } from '../runtime/step.js';
+import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export interface ReplayReport {
   session: string;
@@ -76,7 +76,15 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
       }
       await rt.runSession(sessionId, closing);
     } else {
-      await rt.runSession(sessionId, run);
+      // A destructive step that waited for a person: the original stopped at the request and ran
+      // again (`resumed`) once the decision was on disk. Replay runs as often, each run seeing only
+      // the decisions the original took in that run, as the ledger recorded them.
+      const resumes = original.filter((e) => e.type === 'resumed').map((e) => e.seq);
+      for (let i = 0; i <= resumes.length; i++) {
+        const from = i === 0 ? -1 : resumes[i - 1]!;
+        const until = resumes[i] ?? Infinity;
+        await rt.runSession(sessionId, { ...run, approval: recordedDecisions(original, from, until) });
+      }
     }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -91,6 +99,26 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
   } finally {
     if (!opts.keep) rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The decisions on destructive steps as the ledger recorded them, for the run of the original
+ * between the events `from` and `until` (a decision taken in another run reads as none: waiting).
+ * A denial's reason is read back from its error, which the step wrote as `denied by BY[: REASON]`
+ * or `approval expired: REASON`; a session without an approver has none, and is denied as it was.
+ */
+function recordedDecisions(events: readonly LedgerEvent[], from: number, until: number): ApprovalDecider | undefined {
+  const decisions = events.filter((e) => e.type === 'approval_granted' || (e.type === 'approval_denied' && e.by !== undefined));
+  if (decisions.length === 0) return undefined;
+  return (step) => {
+    const e = decisions.find((d) => (d as { step: string }).step === step);
+    if (!e || e.seq <= from || e.seq >= until) return null;
+    if (e.type === 'approval_granted') return { decision: 'granted', by: e.by, at: e.decided_at ?? e.t, reason: null };
+    const d = e as Extract<LedgerEvent, { type: 'approval_denied' }>;
+    const said = d.error.replace(/^tool [^:]+: /, '');
+    const reason = d.by === 'timeout' ? said.replace(/^approval expired: /, '') : said.startsWith(`denied by ${d.by}: `) ? said.slice(`denied by ${d.by}: `.length) : null;
+    return { decision: 'denied', by: d.by!, at: d.decided_at ?? d.t, reason };
+  };
 }
 
 /** A tool runner that answers each step's tool calls, in order, with what the ledger recorded. */

@@ -47,7 +47,7 @@ import { parseJob, type Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
 import { decide, readApprovalSettings } from '../approval/decisions.js';
-import type { DirectInput, ToolRunner } from '../runtime/step.js';
+import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 export type SessionResult = LoopResult;
 
@@ -85,6 +85,8 @@ export interface RunSessionOptions {
   planOnly?: boolean;
   /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
   approvals?: boolean;
+  /** the decisions on destructive steps, given by the caller (replay: the ones the ledger recorded); wins over `approvals` */
+  approval?: ApprovalDecider;
   /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
   onProgress?: ProgressListener;
 }
@@ -241,7 +243,7 @@ export class Runtime {
       planner: agentPlanner(this.playbooks, this.lexicon), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, this.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
-      ...(approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
+      ...(o.approval ? { approval: o.approval } : approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
     });
   }
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { replaySession } from '../../src/replay/replay.js';
+import { writeDecision } from '../../src/approval/decisions.js';
 import type { Clock } from '../../src/ledger/clock.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
@@ -103,6 +104,36 @@ describe('replay is byte-identical for every failure kind', () => {
   it('a cancel: the operator closes the session before its steps run', async () => {
     const r = await runAndReplay(job('attended', step('says')), { reason: 'cancelled by pi with pico cancel' });
     expect(r.outcome).toBe('cancelled');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+});
+
+describe('a destructive step a person decided while the session waited', () => {
+  // as under the daemon: the first run stops at the request, a person writes the decision (what
+  // pico approve / pico deny do), and the session runs again from its ledger (`resumed`)
+  async function decidedAndReplayed(decision: 'granted' | 'denied', reason: string | null): Promise<{ types: string[]; outcome: string; identical: boolean; diff: string }> {
+    put(root, 'examples/archive/app.log.9', 'old\n');
+    const prune = parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs/prune-the-log-archive.json'), 'utf8')));
+    const id = newSession(rt, prune);
+    await rt.runSession(id, { approvals: true });
+    expect(readLedger(rt.sessionDir(id)).at(-1)!.type).toBe('approval_requested');
+    writeDecision(rt.sessionDir(id), { decision, step: 'prune', by: 'pi', at: new Date().toISOString(), reason });
+    const result = await rt.runSession(id, { approvals: true });
+    const report = await replaySession(rt, id);
+    const d = report.firstDifference;
+    return { types: readLedger(rt.sessionDir(id)).map((e) => e.type), outcome: result.outcome, identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : '' };
+  }
+
+  it('approved: the replay waits where the original waited, resumes, and runs the step on the recorded grant', async () => {
+    const r = await decidedAndReplayed('granted', null);
+    expect(r.types).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'approval_granted', 'tool_output']));
+    expect(r.outcome).toBe('answered');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('denied with a reason: the replay gives the step up with the same words', async () => {
+    const r = await decidedAndReplayed('denied', 'not today');
+    expect(r.types).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'approval_denied']));
     expect(r.identical, r.diff).toBe(true);
   }, 60_000);
 });
