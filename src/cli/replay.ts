@@ -8,7 +8,7 @@
  * session of the root) it is the counterfactual replay instead: see
  * replay-policy.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSession } from '../check/session.js';
 import { daemonPaths } from '../daemon/paths.js';
@@ -23,15 +23,6 @@ import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from '.
 
 const USAGE = 'pico replay SESSION [--root DIR] [--json] [--keep] | pico replay (SESSION | --all) --policy FILE [--root DIR] [--json]';
 
-/** True when the session's result says an operator cancelled it (its close is not in its inputs). */
-function cancelled(dir: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome?: unknown }).outcome === 'cancelled';
-  } catch {
-    return false;
-  }
-}
-
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, keep: { type: 'boolean' }, policy: { type: 'string' }, all: { type: 'boolean' } }, USAGE);
   if (values.policy !== undefined || values.all) return counterfactual(values, positionals);
@@ -43,7 +34,6 @@ export async function main(argv: string[]): Promise<number> {
   const check = checkSession(dir, id);
   if (reportDamage('replay', check)) return EXIT.negative;
   if (check.state !== 'answered') throw new UsageError(`session ${id} has not finished (${check.state}); replay compares finished sessions — wait for it, or watch it: pico watch ${id}`);
-  if (cancelled(dir)) throw new UsageError(`session ${id} was cancelled part-way (pico cancel): a replay runs every step, so it cannot take the recorded path; replay a session that ran to its end`);
   const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
   try {
     const r = await replaySession(rt, positionals[0]!, { keep: !!values.keep });

@@ -65,26 +65,23 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
     // resuming (the daemon's close run after a first run stopped between two steps: a `resumed`
     // event just before), replay stops its first run where the original did, then closes the rest
     // the same way; a session closed from its start is closed in one run.
+    // A destructive step that waited for a person: the original stopped at the request and ran
+    // again (`resumed`) once the decision was on disk. Replay runs as often, each run seeing only
+    // the decisions the original took in that run, as the ledger recorded them.
+    const resumes = original.filter((e) => e.type === 'resumed').map((e) => e.seq);
+    const decisions = (i: number) => recordedDecisions(original, i === 0 ? -1 : resumes[i - 1]!, resumes[i] ?? Infinity);
     const cancel = original.find((e) => e.type === 'step_failed' && e.cancelled === true);
     if (cancel) {
       const closing = { ...run, closeReason: (cancel as { error: string }).error.replace(/^not run: /, ''), cancelled: true };
       if (original[cancel.seq - 1]?.type === 'resumed') {
-        const last = cancel.seq - 2; // the first run's last event
+        const last = cancel.seq - 2; // the first run's last event (a step, or a request that waits)
         const stop = new AbortController();
         if (last < 0) stop.abort();
-        await rt.runSession(sessionId, { ...run, signal: stop.signal, onEvent: (e) => { if (e.seq >= last) stop.abort(); } });
+        await rt.runSession(sessionId, { ...run, approval: decisions(0), signal: stop.signal, onEvent: (e) => { if (e.seq >= last && e.type !== 'approval_requested') stop.abort(); } });
       }
       await rt.runSession(sessionId, closing);
     } else {
-      // A destructive step that waited for a person: the original stopped at the request and ran
-      // again (`resumed`) once the decision was on disk. Replay runs as often, each run seeing only
-      // the decisions the original took in that run, as the ledger recorded them.
-      const resumes = original.filter((e) => e.type === 'resumed').map((e) => e.seq);
-      for (let i = 0; i <= resumes.length; i++) {
-        const from = i === 0 ? -1 : resumes[i - 1]!;
-        const until = resumes[i] ?? Infinity;
-        await rt.runSession(sessionId, { ...run, approval: recordedDecisions(original, from, until) });
-      }
+      for (let i = 0; i <= resumes.length; i++) await rt.runSession(sessionId, { ...run, approval: decisions(i) });
     }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -105,11 +102,12 @@ export async function replaySession(rt: Runtime, sessionId: string, opts: { keep
  * The decisions on destructive steps as the ledger recorded them, for the run of the original
  * between the events `from` and `until` (a decision taken in another run reads as none: waiting).
  * A denial's reason is read back from its error, which the step wrote as `denied by BY[: REASON]`
- * or `approval expired: REASON`; a session without an approver has none, and is denied as it was.
+ * or `approval expired: REASON`; a session run without an approver is given none again.
  */
 function recordedDecisions(events: readonly LedgerEvent[], from: number, until: number): ApprovalDecider | undefined {
-  const decisions = events.filter((e) => e.type === 'approval_granted' || (e.type === 'approval_denied' && e.by !== undefined));
-  if (decisions.length === 0) return undefined;
+  // denied without a `by`: the run had no approver (pico run), and replay has none either
+  if (events.some((e) => e.type === 'approval_denied' && e.by === undefined)) return undefined;
+  const decisions = events.filter((e) => e.type === 'approval_granted' || e.type === 'approval_denied');
   return (step) => {
     const e = decisions.find((d) => (d as { step: string }).step === step);
     if (!e || e.seq <= from || e.seq >= until) return null;

@@ -131,6 +131,17 @@ describe('a destructive step a person decided while the session waited', () => {
     expect(r.identical, r.diff).toBe(true);
   }, 60_000);
 
+  it('cancelled while it waited: the replay waits where the original waited, then closes the steps as the cancel did', async () => {
+    const prune = parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs/prune-the-log-archive.json'), 'utf8')));
+    const id = newSession(rt, prune);
+    await rt.runSession(id, { approvals: true });
+    const closed = await rt.runSession(id, { approvals: true, closeReason: 'cancelled by pi with pico cancel', cancelled: true });
+    expect(closed.outcome).toBe('cancelled');
+    expect(readLedger(rt.sessionDir(id)).map((e) => e.type)).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'step_failed']));
+    const report = await replaySession(rt, id);
+    expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+  }, 60_000);
+
   it('denied with a reason: the replay gives the step up with the same words', async () => {
     const r = await decidedAndReplayed('denied', 'not today');
     expect(r.types).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'approval_denied']));
