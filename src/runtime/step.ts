@@ -24,7 +24,7 @@ import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
 import { weakest, type Trust } from '../base/trust.js';
-import { Budget, clipToBudget, clippedNote, STOP_RESERVE_MS } from './budget.js';
+import { Budget, clipToBudget, clippedNote, STOP_RESERVE_MS, withoutClippedNote } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
@@ -274,7 +274,12 @@ async function tryProvider(
     let outcome: 'ok' | 'failed' | 'timeout' = 'ok';
     let response: Awaited<ReturnType<ProviderAdapter['invoke']>> | null = null;
     let fault: ProviderError | null = null;
+    // A timeout is a fact about the machine's clock, not the provider's answer: a replay takes it
+    // (and its message) from the record instead of racing the limit again on another day's load.
+    const recordedTimeout = ledger.clock.measured(ledger.nextSeq, 'outcome', null) === 'timeout'
+      ? withoutClippedNote(String(ledger.clock.measured(ledger.nextSeq + 1, 'error', ''))) : null;
     try {
+      if (recordedTimeout !== null) throw new ProviderError('tool_timeout', recordedTimeout);
       response = await adapter.invoke(clip.manifest, {
         capability: spec.capability, schemaId: spec.schema, schema: schema.json, input, feedback,
         attempt, root: ctx.root, signal: ac.signal,
