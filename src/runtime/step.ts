@@ -276,10 +276,11 @@ async function tryProvider(
     let fault: ProviderError | null = null;
     // A timeout is a fact about the machine's clock, not the provider's answer: a replay takes it
     // (and its message) from the record instead of racing the limit again on another day's load.
+    // Its error is the recorded one whole: the budget note's figure came from that day's clock too.
     const recordedTimeout = ledger.clock.measured(ledger.nextSeq, 'outcome', null) === 'timeout'
-      ? withoutClippedNote(String(ledger.clock.measured(ledger.nextSeq + 1, 'error', ''))) : null;
+      ? String(ledger.clock.measured(ledger.nextSeq + 1, 'error', '')) : null;
     try {
-      if (recordedTimeout !== null) throw new ProviderError('tool_timeout', recordedTimeout);
+      if (recordedTimeout !== null) throw new ProviderError('tool_timeout', withoutClippedNote(recordedTimeout));
       response = await adapter.invoke(clip.manifest, {
         capability: spec.capability, schemaId: spec.schema, schema: schema.json, input, feedback,
         attempt, root: ctx.root, signal: ac.signal,
@@ -301,7 +302,7 @@ async function tryProvider(
     });
     if (fault || !response) {
       const type = fault?.type ?? 'tool_failed';
-      failure(type, `${fault?.message ?? 'provider returned nothing'}${timeoutNote(ctx, type, clip.clippedTo)}`, { detail_trust: 'T1' });
+      failure(type, recordedTimeout ?? `${fault?.message ?? 'provider returned nothing'}${timeoutNote(ctx, type, clip.clippedTo)}`, { detail_trust: 'T1' });
       continue;
     }
     response = phase('REDUCE', provider.id, response) as typeof response;

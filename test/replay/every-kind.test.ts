@@ -167,6 +167,43 @@ describe('a cancel in the middle', () => {
 describe('a model call that ran out of time', () => {
   // an http provider on loopback (test/helpers/chat-server.ts: no model server runs on the build
   // machines) that answers its first request too late and every later one at once
+  async function slowFirst(budget: string, timeoutMs: number, firstDelayMs: number): Promise<{ outcomes: string[]; identical: boolean; diff: string; calls: number; errors: string[] }> {
+    const clean = '{"host": "pi5", "error_count": 1, "first_error": "error: disk full", "first_error_at": "Mar  3 14:21:57", "service": "app", "max_severity": "error", "service_restarted": false}';
+    let calls = 0;
+    const chat = await startChatServer(() => ({ text: clean, delayMs: calls++ === 0 ? firstDelayMs : 0 }));
+    const own = makeRoot('pico-replay-model-timeout-');
+    put(own, 'manifests/providers/local.json', {
+      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint: chat.endpoint, model: 'scripted',
+      max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
+      confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
+      prompt: 'extract-log-summary', limits: { timeout_ms: timeoutMs, max_output_bytes: 8192 },
+    });
+    const ownRt = await openRuntime(own);
+    try {
+      const call = parseJob({ job: 'job@1', goal: 'what does the log say?', budget_class: budget, label: 'pico call --provider local', plan: [{ step: 'call', capability: 'extract@1', schema: 'log_summary@2', from: [] }] });
+      const id = newSession(ownRt, call);
+      await ownRt.runSession(id, { job: call, inputs: { call: { text: 'Mar  3 14:21:57 pi5 app[1]: error: disk full\n', trust: 'T1', label: 'input:log' } }, onlyProvider: 'local' });
+      const events = readLedger(ownRt.sessionDir(id));
+      const report = await replaySession(ownRt, id);
+      const d = report.firstDifference;
+      return {
+        outcomes: events.filter((e) => e.type === 'provider_called').map((e) => (e as { outcome: string }).outcome),
+        errors: events.filter((e) => e.type === 'tool_timeout').map((e) => (e as { error: string }).error),
+        identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : '', calls,
+      };
+    } finally {
+      await ownRt.close();
+      await chat.close();
+    }
+  }
+
+  it('a limit cut to the budget: the note keeps the figure of the day it was cut', async () => {
+    const r = await slowFirst('interactive', 10_000, 7000);
+    expect(r.outcomes[0]).toBe('timeout');
+    expect(r.errors[0]).toMatch(/its limit was cut to the \d+ ms left of the interactive budget/);
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
   it('the replay takes the timeout from the record instead of racing the limit again: the retry and its fact replay byte for byte', async () => {
     const clean = '{"host": "pi5", "error_count": 1, "first_error": "error: disk full", "first_error_at": "Mar  3 14:21:57", "service": "app", "max_severity": "error", "service_restarted": false}';
     let calls = 0;
