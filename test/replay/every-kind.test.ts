@@ -18,7 +18,7 @@ import { writeDecision } from '../../src/approval/decisions.js';
 import type { Clock } from '../../src/ledger/clock.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
-import { startChatServer } from '../helpers/chat-server.js';
+import { extractorManifest, startChatServer } from '../helpers/chat-server.js';
 import { makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 
 let root: string;
@@ -172,12 +172,7 @@ describe('a model call that ran out of time', () => {
     let calls = 0;
     const chat = await startChatServer(() => ({ text: clean, delayMs: calls++ === 0 ? firstDelayMs : 0 }));
     const own = makeRoot('pico-replay-model-timeout-');
-    put(own, 'manifests/providers/local.json', {
-      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint: chat.endpoint, model: 'scripted',
-      max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-      confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
-      prompt: 'extract-log-summary', limits: { timeout_ms: timeoutMs, max_output_bytes: 8192 },
-    });
+    put(own, 'manifests/providers/local.json', extractorManifest(chat.endpoint, { limits: { timeout_ms: timeoutMs, max_output_bytes: 8192 } }));
     const ownRt = await openRuntime(own);
     try {
       const call = parseJob({ job: 'job@1', goal: 'what does the log say?', budget_class: budget, label: 'pico call --provider local', plan: [{ step: 'call', capability: 'extract@1', schema: 'log_summary@2', from: [] }] });
@@ -205,30 +200,10 @@ describe('a model call that ran out of time', () => {
   }, 60_000);
 
   it('the replay takes the timeout from the record instead of racing the limit again: the retry and its fact replay byte for byte', async () => {
-    const clean = '{"host": "pi5", "error_count": 1, "first_error": "error: disk full", "first_error_at": "Mar  3 14:21:57", "service": "app", "max_severity": "error", "service_restarted": false}';
-    let calls = 0;
-    const chat = await startChatServer(() => ({ text: clean, delayMs: calls++ === 0 ? 3000 : 0 }));
-    const own = makeRoot('pico-replay-model-timeout-');
-    put(own, 'manifests/providers/local.json', {
-      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint: chat.endpoint, model: 'scripted',
-      max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-      confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
-      prompt: 'extract-log-summary', limits: { timeout_ms: 500, max_output_bytes: 8192 },
-    });
-    const ownRt = await openRuntime(own);
-    try {
-      const call = parseJob({ job: 'job@1', goal: 'what does the log say?', budget_class: 'attended', label: 'pico call --provider local', plan: [{ step: 'call', capability: 'extract@1', schema: 'log_summary@2', from: [] }] });
-      const id = newSession(ownRt, call);
-      await ownRt.runSession(id, { job: call, inputs: { call: { text: 'Mar  3 14:21:57 pi5 app[1]: error: disk full\n', trust: 'T1', label: 'input:log' } }, onlyProvider: 'local' });
-      const calledOutcomes = readLedger(ownRt.sessionDir(id)).filter((e) => e.type === 'provider_called').map((e) => (e as { outcome: string }).outcome);
-      expect(calledOutcomes).toEqual(['timeout', 'ok']);
-      const report = await replaySession(ownRt, id);
-      expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
-      expect(calls).toBe(3); // the replay asked the server once: for the retry, not for the call that timed out
-    } finally {
-      await ownRt.close();
-      await chat.close();
-    }
+    const r = await slowFirst('attended', 500, 3000);
+    expect(r.outcomes).toEqual(['timeout', 'ok']);
+    expect(r.identical, r.diff).toBe(true);
+    expect(r.calls).toBe(3); // the replay asked the server once: for the retry, not for the call that timed out
   }, 60_000);
 });
 
