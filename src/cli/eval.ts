@@ -23,12 +23,12 @@
  */
 import path from 'node:path';
 import { EXIT, emit, parse, rootOf, UsageError } from './args.js';
-import { evaluate, EvalInputError, ProviderUnavailable, type EvalRun } from '../eval/index.js';
+import { evaluate, EvalInputError, ProviderUnavailable, type EvalOptions, type EvalRun } from '../eval/index.js';
 import { parseModes } from '../eval/modes.js';
 import { DEFAULT_VARIANT, type PromptVariant } from '../eval/prompt.js';
 import { saveMeasured, type Saved } from '../eval/save.js';
 import { jsonReport, renderTable } from '../eval/table.js';
-import { evalProgress } from '../eval/progress.js';
+import { evalProgress, type ProgressSink } from '../eval/progress.js';
 
 const USAGE = 'pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]\n       pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
 
@@ -57,6 +57,16 @@ export function saveRun(run: EvalRun, root: string): Saved[] {
 }
 
 /** Entry point of `pico eval`. */
+/**
+ * Run an evaluation with its progress line (case n of N, time so far and left) on `sink`: every
+ * command that evaluates (`pico eval`, `pico provision --eval`) goes through here, so none of them
+ * runs silent for minutes on a slow model.
+ */
+export function evaluateWithProgress(o: Omit<EvalOptions, 'onCase'>, sink: ProgressSink = process.stderr): Promise<EvalRun> {
+  const progress = evalProgress(sink);
+  return evaluate({ ...o, onCase: progress.tick }).finally(progress.end);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, options, USAGE);
   if (values.help) { process.stdout.write(`usage: ${USAGE}\n`); return EXIT.ok; }
@@ -72,13 +82,11 @@ export async function main(argv: string[]): Promise<number> {
   if (values.goals !== undefined) return goalsMain(values, positionals, limit);
   const root = rootOf(values);
   const json = values.json === true;
-  // case n of N, the time so far and left, on stderr (src/eval/progress.ts)
-  const progress = evalProgress(process.stderr);
   try {
-    const run = await evaluate({
+    const run = await evaluateWithProgress({
       casesPath: positionals[0]!, root, provider: values.provider, modes, variant: variantOf(values),
-      recorded: values.recorded, record: values.record, replay: values.replay, limit, onCase: progress.tick,
-    }).finally(progress.end);
+      recorded: values.recorded, record: values.record, replay: values.replay, limit,
+    });
     const saved = values.save ? saveRun(run, root) : null;
     if (run.info.source === 'replay') process.stderr.write(`pico eval: replayed from ${values.replay}; no model was called\n`);
     if (values.record) process.stderr.write(`pico eval: recorded ${run.results.length} cases into ${values.record}\n`);

@@ -172,11 +172,10 @@ export async function provisionModel(o: ProvisionOptions): Promise<ProvisionResu
   }
 }
 
-/** `--eval CASES`: run pico eval on the provisioned model and save its pass rates (src/eval/). */
+/** `--eval CASES`: run pico eval on the provisioned model (its progress line on stderr) and save its pass rates (src/eval/). */
 async function evalProvisioned(cases: string, root: string, id: string): Promise<Saved[]> {
-  const { evaluate } = await import('../eval/index.js');
-  const { saveRun } = await import('./eval.js');
-  return saveRun(await evaluate({ casesPath: cases, root, provider: id }), root);
+  const { evaluateWithProgress, saveRun } = await import('./eval.js');
+  return saveRun(await evaluateWithProgress({ casesPath: cases, root, provider: id }), root);
 }
 
 /** CLI entry: argv excludes the command name. */

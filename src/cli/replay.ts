@@ -1,6 +1,7 @@
 /**
  * `pico replay SESSION [--root DIR] [--json] [--keep]`: re-run a finished
- * session from its recorded inputs and blobs and diff the ledgers. Exit 0
+ * session from its recorded inputs and blobs and diff the ledgers (`--all`:
+ * every session of the root, a line each, exit 0 only when all are identical). Exit 0
  * when identical; 1 with the first difference (or the composition
  * difference, when the session was recorded under another composition);
  * 1 too, with the damage named, when the session is damaged (pico check);
@@ -8,7 +9,7 @@
  * session of the root) it is the counterfactual replay instead: see
  * replay-policy.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSession } from '../check/session.js';
 import { daemonPaths } from '../daemon/paths.js';
@@ -21,20 +22,12 @@ import { openRuntime } from '../root/runtime.js';
 import { counterfactualReport, describeCounterfactual } from './replay-policy.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 
-const USAGE = 'pico replay SESSION [--root DIR] [--json] [--keep] | pico replay (SESSION | --all) --policy FILE [--root DIR] [--json]';
-
-/** True when the session's result says an operator cancelled it (its close is not in its inputs). */
-function cancelled(dir: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome?: unknown }).outcome === 'cancelled';
-  } catch {
-    return false;
-  }
-}
+const USAGE = 'pico replay (SESSION | --all) [--root DIR] [--json] [--keep] | pico replay (SESSION | --all) --policy FILE [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, keep: { type: 'boolean' }, policy: { type: 'string' }, all: { type: 'boolean' } }, USAGE);
-  if (values.policy !== undefined || values.all) return counterfactual(values, positionals);
+  if (values.policy !== undefined) return counterfactual(values, values.policy, positionals);
+  if (values.all) return replayAll(values, positionals);
   if (positionals.length !== 1) throw new UsageError(`name one session\nusage: ${USAGE}`);
   const id = positionals[0]!;
   const dir = join(daemonPaths(rootOf(values)).sessions, id);
@@ -43,7 +36,6 @@ export async function main(argv: string[]): Promise<number> {
   const check = checkSession(dir, id);
   if (reportDamage('replay', check)) return EXIT.negative;
   if (check.state !== 'answered') throw new UsageError(`session ${id} has not finished (${check.state}); replay compares finished sessions — wait for it, or watch it: pico watch ${id}`);
-  if (cancelled(dir)) throw new UsageError(`session ${id} was cancelled part-way (pico cancel): a replay runs every step, so it cannot take the recorded path; replay a session that ran to its end`);
   const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
   try {
     const r = await replaySession(rt, positionals[0]!, { keep: !!values.keep });
@@ -59,13 +51,45 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function counterfactual(values: { root?: string; json?: boolean; keep?: boolean; policy?: string; all?: boolean }, positionals: string[]): Promise<number> {
-  if (values.policy === undefined) throw new UsageError(`--all compares the sessions under another policy: name it with --policy FILE\nusage: ${USAGE}`);
+/** One finished session's deterministic replay, as `--all` lists it. */
+interface AllRow { session: string; result: 'identical' | 'differs' | 'refused' | 'skipped'; detail: string }
+
+/**
+ * `--all`: replay every session of the root, one line each, and the totals; exit 0 only when every
+ * finished session is identical. Unfinished ones are skipped and damaged ones named, not replayed.
+ */
+async function replayAll(values: { root?: string; json?: boolean; keep?: boolean }, positionals: string[]): Promise<number> {
+  if (positionals.length !== 0) throw new UsageError(`name one session, or --all for every session of the root\nusage: ${USAGE}`);
+  const sessions = daemonPaths(rootOf(values)).sessions;
+  const ids = existsSync(sessions) ? readdirSync(sessions).filter((n) => isSessionId(n) && existsSync(join(sessions, n, LEDGER_FILE))).sort() : [];
+  const rows: AllRow[] = [];
+  const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
+  try {
+    for (const id of ids) {
+      const check = checkSession(join(sessions, id), id);
+      if (check.problems.length) { rows.push({ session: id, result: 'skipped', detail: `damaged: ${check.problems[0]!.problem} (pico check ${id})` }); continue; }
+      if (check.state !== 'answered') { rows.push({ session: id, result: 'skipped', detail: `not finished (${check.state})` }); continue; }
+      const r = await replaySession(rt, id, { keep: !!values.keep });
+      rows.push(r.compositionDiffers ? { session: id, result: 'refused', detail: `recorded under another composition: ${r.compositionDiffers.join(', ')}` }
+        : r.identical ? { session: id, result: 'identical', detail: `${r.lines.original} events` }
+        : { session: id, result: 'differs', detail: `at line ${r.firstDifference!.line}: pico replay ${id} shows it` });
+    }
+  } finally {
+    await rt.close();
+  }
+  const count = (k: AllRow['result']) => rows.filter((r) => r.result === k).length;
+  emit(!!values.json, { sessions: rows, identical: count('identical'), differs: count('differs'), refused: count('refused'), skipped: count('skipped') }, () =>
+    [...rows.map((r) => `${r.result.padEnd(9)}  ${r.session}  ${r.detail}`),
+      `${rows.length} session(s): ${count('identical')} identical, ${count('differs')} differ, ${count('refused')} refused, ${count('skipped')} skipped`].join('\n'));
+  return count('differs') + count('refused') === 0 ? EXIT.ok : EXIT.negative;
+}
+
+async function counterfactual(values: { root?: string; json?: boolean; keep?: boolean; all?: boolean }, policy: string, positionals: string[]): Promise<number> {
   if (values.keep) throw new UsageError(`--keep is for the deterministic replay; a counterfactual replay keeps no scratch ledger\nusage: ${USAGE}`);
   if (values.all ? positionals.length !== 0 : positionals.length !== 1) throw new UsageError(`name one session, or --all for every session of the root\nusage: ${USAGE}`);
   const rt = await openRuntime(rootOf(values), { log: createLogger({ to: 'stderr', level: 'warn' }) });
   try {
-    const r = await counterfactualReport(rt, values.all ? null : positionals[0]!, values.policy);
+    const r = await counterfactualReport(rt, values.all ? null : positionals[0]!, policy);
     emit(!!values.json, r, () => describeCounterfactual(r, !!values.all));
     return EXIT.ok;
   } finally {

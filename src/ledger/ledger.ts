@@ -83,6 +83,8 @@ export class Ledger {
   private size: number;
   /** a write or fdatasync failed: the state on disk is only known after reopening */
   private broken: Error | null = null;
+  /** the time nextTime() read for the event of that seq, which its append then carries */
+  private nextStamp: { seq: number; t: string } | null = null;
   readonly blobs: BlobStore;
   /** called with every event once it is written (for live observers such as the daemon's log) */
   onAppend: ((e: LedgerEvent) => void) | null = null;
@@ -130,6 +132,16 @@ export class Ledger {
     return this.events.length;
   }
 
+  /**
+   * The time the next event will carry, read before it is appended (a field derived from it, like a
+   * fact's valid_until): its append takes this same reading, so live and replay agree on both.
+   */
+  nextTime(): string {
+    const seq = this.events.length;
+    if (this.nextStamp?.seq !== seq) this.nextStamp = { seq, t: this.clock.stamp(seq) };
+    return this.nextStamp.t;
+  }
+
   get path(): string {
     return join(this.dir, LEDGER_FILE);
   }
@@ -141,7 +153,7 @@ export class Ledger {
     const out: LedgerEvent[] = [];
     for (const e of input) {
       const seq = this.events.length;
-      const event = parseEvent({ seq, t: this.clock.stamp(seq), session_id: this.sessionId, ...e });
+      const event = parseEvent({ seq, t: this.nextStamp?.seq === seq ? this.nextStamp.t : this.clock.stamp(seq), session_id: this.sessionId, ...e });
       const line = Buffer.from(JSON.stringify(event) + '\n');
       try {
         writeAllSync(this.fd, line);

@@ -20,53 +20,102 @@ export class PyCall {
   ) {}
 }
 
+/**
+ * How one kind of container treats what sits between its brackets. An object
+ * and a list forgive (a comma too many or too few, a trailing comma, an
+ * ellipsis, a closer of an outer container); a call forgives none of these.
+ */
+interface Shape {
+  /** the bracket that closes it */
+  readonly closer: string;
+  /** the object or list ("an object", "a list") that forgives, or the name of the call that does not */
+  readonly forgiving: { what: string } | { call: string };
+  /** Read one element at the cursor; true ends the container there. */
+  element(): boolean;
+  /** After an element, at `n` (not a comma); true ends the container there. */
+  after(n: string | undefined): boolean;
+}
+
 export abstract class ContainerReader extends StringReader {
-  protected object(): Record<string, unknown> {
+  /**
+   * The one shape of every container: step over the opener, read elements
+   * between commas until the closer, repair or stop as the shape says, and
+   * leave the cursor after the closer.
+   */
+  private elements(shape: Shape): void {
     const s = this.s;
-    const out: Record<string, unknown> = {};
+    const f = shape.forgiving;
     this.i++;
-    this.push('}');
+    this.push(shape.closer);
     let afterComma = false;
     let first = true;
     for (;;) {
       this.skip();
       const c = s[this.i];
       if (c === undefined) { this.fix('truncate', 'closed output cut off at the end'); break; }
-      if (c === '}') {
-        if (afterComma) this.fix('syntax', 'removed trailing comma');
+      if (c === shape.closer) {
+        if (afterComma && 'what' in f) this.fix('syntax', 'removed trailing comma');
         this.i++;
         break;
       }
-      if (c === ']' || c === ')') { this.closeThrough(c, 'an object'); break; }
+      if (c === ']' || c === '}' || c === ')') {
+        if ('call' in f) this.stop(`a stray "${c}" inside the call ${f.call}(…)`);
+        this.closeThrough(c, f.what);
+        break;
+      }
       if (c === ',') {
-        if (first || afterComma) this.fix('syntax', 'removed an extra comma');
+        if (first || afterComma) {
+          if ('call' in f) this.stop(`an empty argument in the call ${f.call}(…)`);
+          this.fix('syntax', 'removed an extra comma');
+        }
         this.i++;
         afterComma = true;
         continue;
       }
-      if (this.ellipsis()) continue;
-      if (!first && !afterComma) this.fix('syntax', 'inserted a missing comma');
-      const quotedKey = isQuote(s[this.i]);
-      const key = this.key();
-      this.skip();
-      if (s[this.i] === ':') this.i++;
-      else if (quotedKey && (isQuote(s[this.i]) || isDigit(s[this.i]) || s[this.i] === '{' || s[this.i] === '[' || s[this.i] === '-')) this.fix('syntax', 'inserted a missing colon');
-      else if (s[this.i] === '=' && s[this.i + 1] !== '=') { this.i++; this.fix('syntax', 'read "=" as ":"'); }
-      else if (this.i >= s.length) { this.fix('truncate', 'filled a value cut off at the end with null'); setKey(out, key, null); break; }
-      else this.stop(`expected ":" after the key ${JSON.stringify(key)}`);
-      const v = this.value(Ctx.Value);
-      if (Object.hasOwn(out, key)) this.fix('syntax', `kept the last of duplicate keys ${key}`);
-      setKey(out, key, v);
+      if ('what' in f && this.ellipsis()) continue;
+      if (!first && !afterComma) {
+        if ('call' in f) this.stop(`expected "," or ")" in the call ${f.call}(…)`);
+        this.fix('syntax', 'inserted a missing comma');
+      }
+      if (shape.element()) break;
       first = false;
       afterComma = false;
       this.skip();
       const n = s[this.i];
       if (n === ',') { this.i++; afterComma = true; continue; }
-      if (n === undefined || n === '}' || n === ']' || n === ')') continue;
-      if ((n === '{' || n === '[') && this.open.at(-2) === ']') { this.fix('bracket', 'closed an object left open'); break; }
-      if (!(isQuote(n) || isIdentStart(n) || isDigit(n))) this.stop(`expected "," or "}" after the value of ${JSON.stringify(key)}`);
+      if (shape.after(n)) break;
     }
     this.open.pop();
+  }
+
+  protected object(): Record<string, unknown> {
+    const s = this.s;
+    const out: Record<string, unknown> = {};
+    let key = '';
+    this.elements({
+      closer: '}',
+      forgiving: { what: 'an object' },
+      element: () => {
+        const quotedKey = isQuote(s[this.i]);
+        key = this.key();
+        this.skip();
+        if (s[this.i] === ':') this.i++;
+        else if (quotedKey && (isQuote(s[this.i]) || isDigit(s[this.i]) || s[this.i] === '{' || s[this.i] === '[' || s[this.i] === '-')) this.fix('syntax', 'inserted a missing colon');
+        else if (s[this.i] === '=' && s[this.i + 1] !== '=') { this.i++; this.fix('syntax', 'read "=" as ":"'); }
+        else if (this.i >= s.length) { this.fix('truncate', 'filled a value cut off at the end with null'); setKey(out, key, null); return true; }
+        else this.stop(`expected ":" after the key ${JSON.stringify(key)}`);
+        const v = this.value(Ctx.Value);
+        if (Object.hasOwn(out, key)) this.fix('syntax', `kept the last of duplicate keys ${key}`);
+        setKey(out, key, v);
+        return false;
+      },
+      after: (n) => {
+        if (n === undefined || n === '}' || n === ']' || n === ')') return false;
+        if ((n === '{' || n === '[') && this.open.at(-2) === ']') { this.fix('bracket', 'closed an object left open'); return true; }
+        if (!(isQuote(n) || isIdentStart(n) || isDigit(n))) this.stop(`expected "," or "}" after the value of ${JSON.stringify(key)}`);
+        return false;
+      },
+    });
     return out;
   }
 
@@ -93,39 +142,17 @@ export abstract class ContainerReader extends StringReader {
   protected array(closer: string): unknown[] {
     const s = this.s;
     const out: unknown[] = [];
-    this.i++;
-    this.push(closer);
-    let afterComma = false;
-    let first = true;
-    for (;;) {
-      this.skip();
-      const c = s[this.i];
-      if (c === undefined) { this.fix('truncate', 'closed output cut off at the end'); break; }
-      if (c === closer) {
-        if (afterComma) this.fix('syntax', 'removed trailing comma');
-        this.i++;
-        break;
-      }
-      if (c === ']' || c === '}' || c === ')') { this.closeThrough(c, 'a list'); break; }
-      if (c === ',') {
-        if (first || afterComma) this.fix('syntax', 'removed an extra comma');
-        this.i++;
-        afterComma = true;
-        continue;
-      }
-      if (this.ellipsis()) continue;
-      if (!first && !afterComma) this.fix('syntax', 'inserted a missing comma');
-      out.push(this.value(Ctx.Item));
-      first = false;
-      afterComma = false;
-      this.skip();
-      const n = s[this.i];
-      if (n === ',') { this.i++; afterComma = true; continue; }
-      if (n === ':' || (n === '=' && s[this.i + 1] !== '=')) this.stop('a "key: value" pair inside a list');
-      if (n === undefined || n === ']' || n === '}' || n === ')') continue;
-      if (!(isQuote(n) || isIdentStart(n) || isDigit(n) || n === '{' || n === '[' || n === '-')) this.stop(`expected "," or "${closer}" in a list`);
-    }
-    this.open.pop();
+    this.elements({
+      closer,
+      forgiving: { what: 'a list' },
+      element: () => { out.push(this.value(Ctx.Item)); return false; },
+      after: (n) => {
+        if (n === ':' || (n === '=' && s[this.i + 1] !== '=')) this.stop('a "key: value" pair inside a list');
+        if (n === undefined || n === ']' || n === '}' || n === ')') return false;
+        if (!(isQuote(n) || isIdentStart(n) || isDigit(n) || n === '{' || n === '[' || n === '-')) this.stop(`expected "," or "${closer}" in a list`);
+        return false;
+      },
+    });
     return out;
   }
 
@@ -144,42 +171,27 @@ export abstract class ContainerReader extends StringReader {
 
   /** `name(`…`)`: keyword and positional arguments; a bare variable name is not a value. */
   protected call(name: string): PyCall {
-    const s = this.s;
     const positional: unknown[] = [];
     const keywords: [string, unknown][] = [];
-    this.i++;
-    this.push(')');
-    let afterComma = false;
-    let first = true;
-    for (;;) {
-      this.skip();
-      const c = s[this.i];
-      if (c === undefined) { this.fix('truncate', 'closed output cut off at the end'); break; }
-      if (c === ')') { this.i++; break; }
-      if (c === ']' || c === '}') this.stop(`a stray "${c}" inside the call ${name}(…)`);
-      if (c === ',') {
-        if (first || afterComma) this.stop(`an empty argument in the call ${name}(…)`);
-        this.i++;
-        afterComma = true;
-        continue;
-      }
-      if (!first && !afterComma) this.stop(`expected "," or ")" in the call ${name}(…)`);
-      const kw = this.keywordAhead();
-      if (kw !== null) {
-        this.i = kw.valueAt;
-        keywords.push([kw.name, this.value(Ctx.Arg)]);
-      } else {
-        if (keywords.length) this.stop(`a positional argument after a keyword argument in ${name}(…)`);
-        positional.push(this.value(Ctx.Arg));
-      }
-      first = false;
-      afterComma = false;
-      this.skip();
-      const n = s[this.i];
-      if (n === ',') { this.i++; afterComma = true; continue; }
-      if (n !== undefined && n !== ')') this.stop(`expected "," or ")" in the call ${name}(…)`);
-    }
-    this.open.pop();
+    this.elements({
+      closer: ')',
+      forgiving: { call: name },
+      element: () => {
+        const kw = this.keywordAhead();
+        if (kw !== null) {
+          this.i = kw.valueAt;
+          keywords.push([kw.name, this.value(Ctx.Arg)]);
+        } else {
+          if (keywords.length) this.stop(`a positional argument after a keyword argument in ${name}(…)`);
+          positional.push(this.value(Ctx.Arg));
+        }
+        return false;
+      },
+      after: (n) => {
+        if (n !== undefined && n !== ')') this.stop(`expected "," or ")" in the call ${name}(…)`);
+        return false;
+      },
+    });
     return new PyCall(name, positional, keywords);
   }
 }

@@ -81,29 +81,23 @@ async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[],
     // resuming (the daemon's close run after a first run stopped between two steps: a `resumed`
     // event just before), replay stops its first run where the original did, then closes the rest
     // the same way; a session closed from its start is closed in one run.
+    // A destructive step that waited for a person: the original stopped at the request and ran
+    // again (`resumed`) once the decision was on disk. Replay runs as often, each run seeing only
+    // the decisions the original took in that run, as the ledger recorded them.
+    const resumes = original.filter((e) => e.type === 'resumed').map((e) => e.seq);
+    const decisions = (i: number) => recordedDecisions(original, i === 0 ? -1 : resumes[i - 1]!, resumes[i] ?? Infinity);
     const cancel = original.find((e) => e.type === 'step_failed' && e.cancelled === true);
     if (cancel) {
       const closing = { ...run, closeReason: (cancel as { error: string }).error.replace(/^not run: /, ''), cancelled: true };
       if (original[cancel.seq - 1]?.type === 'resumed') {
-        const last = cancel.seq - 2; // the first run's last event
+        const last = cancel.seq - 2; // the first run's last event (a step, or a request that waits)
         const stop = new AbortController();
         if (last < 0) stop.abort();
-        await rt.runSession(sessionId, { ...run, signal: stop.signal, onEvent: (e) => { if (e.seq >= last) stop.abort(); } });
+        await rt.runSession(sessionId, { ...run, approval: decisions(0), signal: stop.signal, onEvent: (e) => { if (e.seq >= last && e.type !== 'approval_requested') stop.abort(); } });
       }
       await rt.runSession(sessionId, closing);
     } else {
-      // A session that waited for a person ran once per decision: the first run stopped at the
-      // request (waiting), and the daemon resumed it when the decision file came (`resumed`). Replay
-      // runs it the same number of times, each run told only the decisions its original run read.
-      const resumes = original.filter((e) => e.type === 'resumed');
-      const decided = recordedDecisions(original);
-      for (let k = 0; k <= resumes.length; k++) {
-        const approval = decided ? { approval: decided(k) } : {};
-        const last = k < resumes.length ? resumes[k]!.seq - 1 : null;
-        const stop = new AbortController();
-        const onEvent = last === null ? {} : { signal: stop.signal, onEvent: (e: LedgerEvent) => { if (e.seq >= last) stop.abort(); } };
-        await rt.runSession(sessionId, { ...run, ...approval, ...onEvent });
-      }
+      for (let i = 0; i <= resumes.length; i++) await rt.runSession(sessionId, { ...run, approval: decisions(i) });
     }
     const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
@@ -118,6 +112,27 @@ async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[],
   } finally {
     if (!opts.keep) rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The decisions on destructive steps as the ledger recorded them, for the run of the original
+ * between the events `from` and `until` (a decision taken in another run reads as none: waiting).
+ * A denial's reason is read back from its error, which the step wrote as `denied by BY[: REASON]`
+ * or `approval expired: REASON`; a session run without an approver is given none again.
+ */
+function recordedDecisions(events: readonly LedgerEvent[], from: number, until: number): ApprovalDecider | undefined {
+  // denied without a `by`: the run had no approver (pico run), and replay has none either
+  if (events.some((e) => e.type === 'approval_denied' && e.by === undefined)) return undefined;
+  const decisions = events.filter((e) => e.type === 'approval_granted' || e.type === 'approval_denied');
+  return (step) => {
+    const e = decisions.find((d) => (d as { step: string }).step === step);
+    if (!e || e.seq <= from || e.seq >= until) return null;
+    if (e.type === 'approval_granted') return { decision: 'granted', by: e.by, at: e.decided_at ?? e.t, reason: null };
+    const d = e as Extract<LedgerEvent, { type: 'approval_denied' }>;
+    const said = d.error.replace(/^tool [^:]+: /, '');
+    const reason = d.by === 'timeout' ? said.replace(/^approval expired: /, '') : said.startsWith(`denied by ${d.by}: `) ? said.slice(`denied by ${d.by}: `.length) : null;
+    return { decision: 'denied', by: d.by!, at: d.decided_at ?? d.t, reason };
+  };
 }
 
 /** A tool runner that answers each step's tool calls, in order, with what the ledger recorded. */
@@ -140,29 +155,3 @@ function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRu
   };
 }
 
-/**
- * The decisions a person made on the session's destructive steps, as the ledger recorded them, for
- * run `k` of the replay: a decision the original read in run k or before is answered, a later one is
- * not yet there (the step waits, as it did). Null when nobody could be asked (no approver: pico run),
- * so the replay has no approver either.
- */
-function recordedDecisions(events: readonly LedgerEvent[]): ((run: number) => ApprovalDecider) | null {
-  if (!events.some((e) => e.type === 'approval_requested')) return null;
-  if (events.some((e) => e.type === 'approval_denied' && e.by === undefined)) return null;
-  const runOf = (seq: number) => events.filter((e) => e.type === 'resumed' && e.seq < seq).length;
-  const made = new Map<string, { run: number; decision: NonNullable<ReturnType<ApprovalDecider>> }>();
-  for (const e of events) {
-    if (e.type === 'approval_granted') {
-      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'granted', by: e.by, at: e.decided_at ?? '', reason: null } });
-    } else if (e.type === 'approval_denied' && e.by !== undefined) {
-      // the step wrote "tool T: denied by BY[: REASON]" or "tool T: approval expired: REASON"
-      const said = e.error.replace(/^tool [^:]*: /, '');
-      const reason = e.by === 'timeout' ? said.replace(/^approval expired: /, '') : said.startsWith(`denied by ${e.by}: `) ? said.slice(`denied by ${e.by}: `.length) : null;
-      made.set(e.step, { run: runOf(e.seq), decision: { decision: 'denied', by: e.by, at: e.decided_at ?? '', reason } });
-    }
-  }
-  return (run) => (step) => {
-    const m = made.get(step);
-    return m && m.run <= run ? m.decision : null;
-  };
-}

@@ -87,7 +87,7 @@ export interface RunSessionOptions {
   planOnly?: boolean;
   /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
   approvals?: boolean;
-  /** the decisions themselves, instead of the decision files (replay answers with the recorded ones) */
+  /** the decisions on destructive steps, given by the caller (replay: the ones the ledger recorded); wins over `approvals` */
   approval?: ApprovalDecider;
   /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
   onProgress?: ProgressListener;

@@ -24,7 +24,7 @@ import { EVENT_OF, type LadderResult, type SchemaHandle } from '../ladder/types.
 import type { CapabilityManifest, ProviderManifest, ToolManifest } from '../registry/manifest.js';
 import type { Registry } from '../registry/registry.js';
 import { weakest, type Trust } from '../base/trust.js';
-import { Budget, clipToBudget, clippedNote, STOP_RESERVE_MS } from './budget.js';
+import { Budget, clipToBudget, clippedNote, STOP_RESERVE_MS, withoutClippedNote } from './budget.js';
 import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
@@ -275,7 +275,13 @@ async function tryProvider(
     let outcome: 'ok' | 'failed' | 'timeout' = 'ok';
     let response: Awaited<ReturnType<ProviderAdapter['invoke']>> | null = null;
     let fault: ProviderError | null = null;
+    // A timeout is a fact about the machine's clock, not the provider's answer: a replay takes it
+    // (and its message) from the record instead of racing the limit again on another day's load.
+    // Its error is the recorded one whole: the budget note's figure came from that day's clock too.
+    const recordedTimeout = ledger.clock.measured(ledger.nextSeq, 'outcome', null) === 'timeout'
+      ? String(ledger.clock.measured(ledger.nextSeq + 1, 'error', '')) : null;
     try {
+      if (recordedTimeout !== null) throw new ProviderError('tool_timeout', withoutClippedNote(recordedTimeout));
       response = await adapter.invoke(clip.manifest, {
         capability: spec.capability, schemaId: spec.schema, schema: schema.json, input, feedback,
         attempt, root: ctx.root, signal: ac.signal,
@@ -297,7 +303,7 @@ async function tryProvider(
     });
     if (fault || !response) {
       const type = fault?.type ?? 'tool_failed';
-      failure(type, `${fault?.message ?? 'provider returned nothing'}${timeoutNote(ctx, type, clip.clippedTo)}`, { detail_trust: 'T1' });
+      failure(type, recordedTimeout ?? `${fault?.message ?? 'provider returned nothing'}${timeoutNote(ctx, type, clip.clippedTo)}`, { detail_trust: 'T1' });
       continue;
     }
     response = phase('REDUCE', provider.id, response) as typeof response;
@@ -327,7 +333,7 @@ async function tryProvider(
     const [ev] = ledger.append({
       type: 'fact_added', step: spec.step, provider: identity, capability: capability.id, schema: spec.schema,
       fact: value, trust, confidence: ladder.confidence, duration_ms: durationMs,
-      valid_until: validUntil(schema, ledger.clock.stamp(ledger.nextSeq)), subject: subjectOf(schema, value),
+      valid_until: validUntil(schema, ledger.nextTime()), subject: subjectOf(schema, value),
       fixes: ladder.fixes,
     });
     // Durable before anything touches the world again (the next tool), and before the answer

@@ -2,13 +2,14 @@
 // real provider functions, no mocks.
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { ProviderError, type ProviderRequest } from '../../src/runtime/provider.js';
+import type { ProviderRequest } from '../../src/runtime/provider.js';
 import { createCodeAdapter } from '../../src/adapters/code.js';
 import { createShellAdapter } from '../../src/adapters/shell.js';
 import { createAdapters, disposeAdapters, invokeProvider } from '../../src/adapters/index.js';
 import { nodeLlamaCppImported } from '../../src/adapters/gguf-llama.js';
 import { codeProviderSchema, ggufProviderSchema, shellProviderSchema, type ManifestOfKind } from '../../src/registry/manifest.js';
 import { killMarked, marker, survivorsAfter } from '../world/helpers.js';
+import { providerError } from '../helpers/provider-error.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 const cleanups: Array<() => Promise<void>> = [];
@@ -38,12 +39,6 @@ function request(over: Partial<ProviderRequest> = {}): ProviderRequest {
   };
 }
 
-/** Await a call and return the ProviderError it throws. */
-async function fault(p: Promise<unknown>): Promise<ProviderError> {
-  try { await p; } catch (err) { if (err instanceof ProviderError) return err; throw err; }
-  throw new Error('expected a ProviderError, but the call succeeded');
-}
-
 describe('shell adapter', () => {
   it('a provider that prints fenced JSON gets that text back untouched', async () => {
     const a = createShellAdapter();
@@ -71,13 +66,13 @@ describe('shell adapter', () => {
   });
 
   it('a non-zero exit is tool_failed and carries stderr', async () => {
-    const e = await fault(createShellAdapter().invoke(shell('failing', ['scripts/fail.sh']), request()));
+    const e = await providerError(createShellAdapter().invoke(shell('failing', ['scripts/fail.sh']), request()));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/provider failing: .* exit code 3; stderr: fail.sh: the input was not what I expected/);
   });
 
   it('printing nothing is tool_empty', async () => {
-    const e = await fault(createShellAdapter().invoke(shell('quiet', ['scripts/silent.sh']), request()));
+    const e = await providerError(createShellAdapter().invoke(shell('quiet', ['scripts/silent.sh']), request()));
     expect(e.type).toBe('tool_empty');
   });
 
@@ -85,20 +80,20 @@ describe('shell adapter', () => {
     const mark = marker();
     cleanups.push(() => killMarked(mark));
     const m = shell('stuck', ['scripts/hang.sh', mark], { timeout_ms: 300, max_output_bytes: 1000 });
-    const e = await fault(createShellAdapter().invoke(m, request()));
+    const e = await providerError(createShellAdapter().invoke(m, request()));
     expect(e.type).toBe('tool_timeout');
     expect(await survivorsAfter(mark, 1000)).toEqual([]);
   });
 
   it('a provider that floods stdout is killed and is tool_failed', async () => {
     const m = shell('flood', ['scripts/flood.sh'], { timeout_ms: 10_000, max_output_bytes: 1000 });
-    const e = await fault(createShellAdapter().invoke(m, request()));
+    const e = await providerError(createShellAdapter().invoke(m, request()));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/max_output_bytes = 1000/);
   });
 
   it('a missing executable is tool_failed, not a crash', async () => {
-    const e = await fault(createShellAdapter().invoke(shell('ghost', ['scripts/does-not-exist.sh']), request()));
+    const e = await providerError(createShellAdapter().invoke(shell('ghost', ['scripts/does-not-exist.sh']), request()));
     expect(e.type).toBe('tool_failed');
   });
 });
@@ -115,18 +110,18 @@ describe('code adapter', () => {
   });
 
   it('a code provider\'s throw is tool_failed naming the provider and the error', async () => {
-    const e = await fault(createCodeAdapter(table).invoke(code('broken-p', 'broken'), request()));
+    const e = await providerError(createCodeAdapter(table).invoke(code('broken-p', 'broken'), request()));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toBe('provider broken-p (entry broken) threw: index out of range at line 3');
   });
 
   it('an unknown entry names the manifest and the known entries', async () => {
-    const e = await fault(createCodeAdapter(table).invoke(code('typo-p', 'uper'), request()));
+    const e = await providerError(createCodeAdapter(table).invoke(code('typo-p', 'uper'), request()));
     expect(e.message).toMatch(/provider typo-p: entry "uper" is not registered .* known entries: broken, upper/);
   });
 
   it('an inherited property name is not mistaken for an entry', async () => {
-    const e = await fault(createCodeAdapter(table).invoke(code('proto-p', 'toString'), request()));
+    const e = await providerError(createCodeAdapter(table).invoke(code('proto-p', 'toString'), request()));
     expect(e.message).toMatch(/entry "toString" is not registered/);
   });
 });
@@ -153,7 +148,7 @@ describe('adapter set', () => {
     const r = await invokeProvider(adapters, code('log-summary-parser', 'log-summary'), request());
     expect(r.kind).toBe('value');
     expect(typeof (r as { value: unknown }).value).toBe('object');
-    const e = await fault(invokeProvider(adapters, code('log-summary-parser', 'log-summary'), request({ schemaId: 'disk_usage@1' })));
+    const e = await providerError(invokeProvider(adapters, code('log-summary-parser', 'log-summary'), request({ schemaId: 'disk_usage@1' })));
     expect(e.message).toMatch(/provider log-summary-parser \(entry log-summary\) threw: .*only produces log_summary@2/);
     await disposeAdapters(adapters);
   });

@@ -16,7 +16,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import { initRoot } from '../../src/root/init.js';
 import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
+import { pico, startDaemon, stepStarted, type RunningDaemon } from '../daemon/spawn.js';
 import { call, listeningSockets, metric, openStream, postJob, startApiDaemon } from './client.js';
 
 const ID = /\d{8}-\d{6}-[0-9a-f]{12}/;
@@ -238,7 +238,10 @@ describe('the loopback API, on a real daemon', () => {
     // a stream that closes frees its place
     streams[0]!.close();
     await until(async () => (await openStream(api, `/jobs/${id}/events`).then((s) => (s.close(), s.status))) === 200, 5_000, 'a freed stream place');
-    // while the daemon stops (finishing the slow step), /health says so with 503; the streams end with the daemon
+    // while the daemon stops (finishing the slow step), /health says so with 503; the streams end with the daemon.
+    // A job not yet started is not waited for (the daemon stops at once, /health never says stopping): SIGTERM
+    // goes only once the slow step is in flight, which a loaded machine may take a while to reach.
+    await api.d.waitFor(stepStarted(id), 30_000);
     api.d.child.kill('SIGTERM');
     const h = await until(async () => {
       const r = await call(api, 'GET', '/health', { auth: false });

@@ -8,26 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
-import { initRoot } from '../../src/root/init.js';
-import { goodJob, tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon, type LogLine, type RunningDaemon } from '../daemon/spawn.js';
+import { goodJob, pruneJob } from '../daemon/helpers.js';
+import { finished, pico, readyDaemon, stopDaemon, waitsForApproval } from '../daemon/spawn.js';
+import { makeRoot } from '../helpers/root.js';
 
 const ledger = (root: string, id: string) => readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
 const ledgerText = (root: string, id: string) => readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8');
 const result = (root: string, id: string) => JSON.parse(readFileSync(join(root, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; missing: string[]; answer: string };
-const finished = (id: string) => (l: LogLine) => l.event === 'finished' && l.session === id;
-const waits = (id: string) => (l: LogLine) => l.event === 'waiting_approval' && l.session === id;
-
-/** A job whose second step prunes the root's example archive (destructive). */
-function pruneJob(): Buffer {
-  return Buffer.from(JSON.stringify({
-    job: 'job@1', goal: 'read the log, then prune the archive', budget_class: 'interactive',
-    plan: [
-      { step: 'read', tool: 'read_file', args: { path: 'examples/data/syslog.txt' }, capability: 'extract@1', schema: 'log_summary@2' },
-      { step: 'prune', tool: 'prune_archive', args: { dir: 'examples/archive', keep: 3 }, capability: 'extract@1', schema: 'log_summary@2' },
-    ],
-  }));
-}
 
 /** Processes whose working folder or command line belongs to the session. */
 function processesOf(root: string, id: string): number[] {
@@ -45,27 +32,20 @@ function processesOf(root: string, id: string): number[] {
   return out;
 }
 
-async function stop(d: RunningDaemon): Promise<void> {
-  d.child.kill('SIGTERM');
-  expect(await d.exited).toBe(0);
-}
-
 describe('approval of destructive steps (real daemon)', () => {
   it('waits without running while later jobs finish, survives a restart, resumes on approve (answered) and on deny (partial naming the step)', async () => {
-    const root = tempRoot('pico-e2e-approval-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-approval-');
     const archive = join(root, 'examples', 'archive');
     const before = readdirSync(archive).length;
-    let d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    let d = await readyDaemon(root);
     const a = (await dropIntoInbox(pruneJob(), root)).id;
-    await d.waitFor(waits(a));
+    await d.waitFor(waitsForApproval(a));
     const b = (await dropIntoInbox(Buffer.from(JSON.stringify(goodJob('interactive'))), root)).id;
     const c = (await dropIntoInbox(Buffer.from(JSON.stringify(goodJob('background'))), root)).id;
     await d.waitFor(finished(b));
     await d.waitFor(finished(c));
     const x = (await dropIntoInbox(pruneJob(), root)).id;
-    await d.waitFor(waits(x));
+    await d.waitFor(waitsForApproval(x));
 
     // stopped on disk: the request is the last word, no answer, no result, nothing of it runs
     for (const id of [a, x]) {
@@ -92,11 +72,10 @@ describe('approval of destructive steps (real daemon)', () => {
 
     // a restart changes nothing: both still wait, their ledgers untouched
     const texts = [ledgerText(root, a), ledgerText(root, x)];
-    await stop(d);
-    d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
-    await d.waitFor(waits(a));
-    await d.waitFor(waits(x));
+    await stopDaemon(d);
+    d = await readyDaemon(root);
+    await d.waitFor(waitsForApproval(a));
+    await d.waitFor(waitsForApproval(x));
     await new Promise((r) => setTimeout(r, 1500));
     expect([ledgerText(root, a), ledgerText(root, x)]).toEqual(texts);
     expect(d.lines.some((l) => l.event === 'queued' && (l.session === a || l.session === x))).toBe(false);
@@ -121,12 +100,11 @@ describe('approval of destructive steps (real daemon)', () => {
     expect(ledger(root, x).some((e) => e.type === 'tool_output' && e.step === 'prune')).toBe(false);
     // a decision is final and for one step only
     expect(pico(['approve', x, 'prune', '--root', root]).code).toBe(2);
-    await stop(d);
+    await stopDaemon(d);
   }, 90_000);
 
   it('pico approve and pico deny refuse mistakes with exit 2 and say what to do: not an id, no such session, nothing waits', () => {
-    const root = tempRoot('pico-e2e-approval-cli-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-approval-cli-');
     const bad = pico(['approve', 'nope', '--root', root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not a session id');

@@ -15,29 +15,17 @@ import { userName } from '../../src/base/user-name.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { initRoot } from '../../src/root/init.js';
+import { makeRoot } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
 import { tmpfsProbe } from '../helpers/tmpfs.js';
 import { until } from '../helpers/until.js';
-import { goodJob, tempRoot } from './helpers.js';
-import { pico, startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
+import { goodJob, pruneJob } from './helpers.js';
+import { finished, pico, readyDaemon, startDaemon, stopDaemon, waitsForApproval, type RunningDaemon } from './spawn.js';
 
 const isRoot = process.geteuid?.() === 0;
 const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
 
 const events = (root: string, id: string) => readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
-const finished = (id: string) => (l: LogLine) => l.event === 'finished' && l.session === id;
-const waits = (id: string) => (l: LogLine) => l.event === 'waiting_approval' && l.session === id;
-
-/** A job whose second step prunes the root's example archive (destructive: it stops for a person). */
-function pruneJob(): Buffer {
-  return Buffer.from(JSON.stringify({
-    job: 'job@1', goal: 'read the log, then prune the archive', budget_class: 'interactive',
-    plan: [
-      { step: 'read', tool: 'read_file', args: { path: 'examples/data/syslog.txt' }, capability: 'extract@1', schema: 'log_summary@2' },
-      { step: 'prune', tool: 'prune_archive', args: { dir: 'examples/archive', keep: 3 }, capability: 'extract@1', schema: 'log_summary@2' },
-    ],
-  }));
-}
 
 const grant = (by = 'mallory') => JSON.stringify({ decision: 'granted', step: 'prune', by, at: new Date().toISOString(), reason: null });
 
@@ -50,11 +38,6 @@ function writeAsNobody(dest: string, text: string): void {
   renameSync(made, dest);
 }
 
-async function stop(d: RunningDaemon): Promise<void> {
-  d.child.kill('SIGTERM');
-  expect(await d.exited).toBe(0);
-}
-
 /** A fresh job is answered within `ms`: the daemon is not stalled. */
 async function answersFreshJob(d: RunningDaemon, root: string, ms = 20_000): Promise<void> {
   const id = (await dropIntoInbox(Buffer.from(JSON.stringify(goodJob('interactive'))), root)).id;
@@ -63,17 +46,15 @@ async function answersFreshJob(d: RunningDaemon, root: string, ms = 20_000): Pro
 
 describe('only a person approves (real daemon)', () => {
   it.skipIf(!isRoot || !hasSetpriv)('a symlinked decision, a symlinked approvals/ folder, another user\'s grant, a 0666 grant and a FIFO are refused with an event naming why; the sessions keep waiting, FIFOs stall nothing, and pico approve still works', async () => {
-    const root = tempRoot('pico-doors-approve-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-approve-');
     const outside = tempDir('pico-doors-outside-');
     const archive = join(root, 'examples', 'archive');
     const before = readdirSync(archive).length;
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    const d = await readyDaemon(root);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const id = (await dropIntoInbox(pruneJob(), root)).id;
-      await d.waitFor(waits(id));
+      await d.waitFor(waitsForApproval(id));
       ids.push(id);
     }
     const [link, folder, other, loose, fifo] = ids as [string, string, string, string, string];
@@ -137,14 +118,13 @@ describe('only a person approves (real daemon)', () => {
     expect(through.code).toBe(2);
     expect(through.stderr).toMatch(/symlink/);
     expect(readdirSync(join(outside, 'approvals'))).toEqual(['prune.json']);
-    await stop(d);
+    await stopDaemon(d);
   }, 120_000);
 });
 
 describe('settings.json cannot stall or leak (real daemon)', () => {
   it('a FIFO as settings.json at start is refused at once (exit 3, naming the file and FIFO); a symlink to a secret is refused without quoting it', async () => {
-    const root = tempRoot('pico-doors-settings-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-settings-');
     execFileSync('mkfifo', [join(root, 'settings.json')]);
     const t0 = Date.now();
     const fifo = pico(['daemon', '--root', root]); // pico() gives up after 30 s: a hang fails here
@@ -167,23 +147,20 @@ describe('settings.json cannot stall or leak (real daemon)', () => {
   }, 60_000);
 
   it('a FIFO as settings.json on SIGHUP is refused, the daemon keeps its settings and answers fresh jobs', async () => {
-    const root = tempRoot('pico-doors-hup-');
-    initRoot(root);
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    const root = makeRoot('pico-doors-hup-');
+    const d = await readyDaemon(root);
     execFileSync('mkfifo', [join(root, 'settings.json')]);
     d.child.kill('SIGHUP');
     const failed = await d.waitFor((l) => l.event === 'reload_failed', 10_000);
     expect(String(failed.msg)).toMatch(/settings\.json.*FIFO/);
     await answersFreshJob(d, root);
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 });
 
 describe('gc reaches nothing outside the root', () => {
   it('a symlink planted in sessions/ is reported and left, and what it points to is unchanged', async () => {
-    const root = tempRoot('pico-doors-gc-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-gc-');
     const outside = tempDir('pico-doors-gc-outside-');
     // what the link points at looks like an old finished session
     const fake = '20200101-000000-aaaaaaaaaaaa';
@@ -209,8 +186,7 @@ describe('gc reaches nothing outside the root', () => {
   });
 
   it('sessions/archive/ as a symlink out of the root: gc --archive writes nothing through it and removes nothing', async () => {
-    const root = tempRoot('pico-doors-gc-arch-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-gc-arch-');
     const r0 = pico(['run', join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--root', root, '--json']);
     const id = (JSON.parse(r0.stdout) as { session_id: string }).session_id;
     expect(id, r0.stderr).toBeTruthy();
@@ -231,8 +207,7 @@ describe('gc reaches nothing outside the root', () => {
 
 describe('report walks follow nothing', () => {
   it('a FIFO or a symlink as a session\'s ledger is skipped and named; the report neither hangs nor reads through the link', async () => {
-    const root = tempRoot('pico-doors-report-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-report-');
     const outside = tempDir('pico-doors-report-outside-');
     writeFileSync(join(outside, 'events.jsonl'), 'secret-ledger-text\n');
     const a = join(root, 'sessions', '20261202-000001-aaaaaaaaaaaa');
@@ -252,8 +227,7 @@ describe('report walks follow nothing', () => {
 
 /** A root whose manifests the attack changed; `pico manifests check`'s exit and output. */
 function checkManifests(change: (root: string) => void): { code: number | null; out: string } {
-  const root = tempRoot('pico-doors-man-');
-  initRoot(root);
+  const root = makeRoot('pico-doors-man-');
   change(root);
   const r = pico(['manifests', 'check', '--root', root]);
   return { code: r.code, out: r.stdout + r.stderr };
@@ -341,21 +315,19 @@ describe('crash and recovery (real daemon)', () => {
 
   it('a worker SIGKILLed before READY is replaced: the daemon becomes ready and answers, every round', async () => {
     for (let round = 0; round < 3; round++) {
-      const root = tempRoot('pico-doors-crash-');
-      initRoot(root);
+      const root = makeRoot('pico-doors-crash-');
       const d = startDaemon(root);
       process.kill(await nextWorker(root, new Set()), 'SIGKILL');
       const failed = await d.waitFor((l) => l.event === 'worker_start_failed', 20_000);
       expect(failed.attempt).toBe(1);
       await d.waitFor((l) => l.event === 'ready', 30_000);
       await answersFreshJob(d, root);
-      await stop(d);
+      await stopDaemon(d);
     }
   }, 180_000);
 
   it('a worker that keeps dying before READY stops the daemon after the last try, with the reason (exit 1: systemd restarts it)', async () => {
-    const root = tempRoot('pico-doors-crash-loop-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-crash-loop-');
     const d = startDaemon(root);
     const seen = new Set<number>();
     for (let i = 0; i < 5; i++) {
@@ -395,8 +367,7 @@ describe('a pause for inodes shows (real daemon, real tmpfs)', () => {
       initRoot(root);
       const socket = join(base, 'api.sock');
       writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', listen: `unix:${socket}` }));
-      const d = startDaemon(root);
-      await d.waitFor((l) => l.event === 'ready');
+      const d = await readyDaemon(root);
       await answersFreshJob(d, root); // a worker was up once; it may idle away
       const staged = join(root, 'staged-job.json');
       writeFileSync(staged, JSON.stringify(goodJob('interactive')));
@@ -430,7 +401,7 @@ describe('a pause for inodes shows (real daemon, real tmpfs)', () => {
         const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { paused?: unknown } };
         return s.status.paused == null;
       }, 20_000, 200);
-      await stop(d);
+      await stopDaemon(d);
     } finally {
       spawnSync('umount', ['-l', mnt]);
     }
@@ -439,8 +410,7 @@ describe('a pause for inodes shows (real daemon, real tmpfs)', () => {
 
 describe('terminal injection', () => {
   it('pico show --full and pico watch print control characters from ledger text as escapes', async () => {
-    const root = tempRoot('pico-doors-tty-');
-    initRoot(root);
+    const root = makeRoot('pico-doors-tty-');
     const job = { ...goodJob('interactive'), goal: 'why is the disk full?\u0007\u0008\r\u001b[2J\u001b]0;owned\u0007' };
     const jobFile = join(tempDir('pico-doors-job-'), 'job.json');
     writeFileSync(jobFile, JSON.stringify(job));

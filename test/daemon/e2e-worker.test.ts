@@ -17,7 +17,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
-import { startDaemon, type LogLine, type RunningDaemon } from './spawn.js';
+import { startDaemon, stepStarted, stopDaemon, type LogLine, type RunningDaemon } from './spawn.js';
 
 function exampleRoot(): string {
   const root = tempRoot('pico-e2e-worker-');
@@ -40,7 +40,6 @@ function answers(root: string, id: string): number {
   return events.filter((e) => e.type === 'answer_sent').length;
 }
 
-const stepStarted = (id: string) => (l: LogLine) => l.event === 'step' && l.session === id && l.phase === undefined;
 
 const sleepers: ChildProcess[] = [];
 afterEach(() => {
@@ -57,11 +56,6 @@ function sleeper(): ChildProcess {
 /** The first log line at or after index `from` that matches. */
 function after(d: RunningDaemon, from: number, pred: (l: LogLine) => boolean): Promise<LogLine> {
   return d.waitFor((l) => d.lines.indexOf(l) >= from && pred(l), 30_000);
-}
-
-async function stop(d: RunningDaemon): Promise<void> {
-  d.child.kill('SIGTERM');
-  expect(await d.exited).toBe(0);
 }
 
 /** A daemon on a fresh root whose worker is in the middle of a step of a slow job. */
@@ -86,7 +80,7 @@ describe('the session worker', () => {
     expect(answers(root, id)).toBe(1);
     const ledger = readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8');
     expect(ledger).toMatch(/"type":"resumed"/);
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a session on which the worker dies three times is closed: its ledger ends with the steps not run and a declined answer, and the next job still runs', async () => {
@@ -119,7 +113,7 @@ describe('the session worker', () => {
     expect(result.missing).toHaveLength(3);
     const next = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
     expect((await d.waitFor((l) => l.event === 'finished' && l.session === next.id, 30_000)).outcome).toBe('answered');
-    await stop(d);
+    await stopDaemon(d);
   }, 90_000);
 
   it('jobs handed to the worker but not begun are taken back when a more urgent job arrives', async () => {
@@ -139,7 +133,7 @@ describe('the session worker', () => {
     expect(order).toEqual([b1.id, i1.id, b2.id, b3.id]);
     // b2 and b3 had already been handed to the worker, and were taken back for i1
     expect(d.lines.filter((l) => l.event === 'taken_back' && l.for === i1.id).map((l) => l.session).sort()).toEqual([b2.id, b3.id].sort());
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('the worker exits when the daemon is idle, and the next job starts a new one', async () => {
@@ -159,7 +153,7 @@ describe('the session worker', () => {
     const readies = d.lines.filter((l) => l.event === 'worker_ready');
     expect(readies).toHaveLength(2);
     expect(readies[1]!.worker).not.toBe(readies[0]!.worker);
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a worker recorded by a previous daemon that still runs is killed before the new daemon starts its own', async () => {
@@ -174,7 +168,7 @@ describe('the session worker', () => {
     expect(warned.worker).toBe(survivor.pid);
     expect(await exited).toBe('SIGKILL');
     await d.waitFor((l) => l.event === 'ready');
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a recorded pid that now belongs to another process (identity differs) is left alone', async () => {
@@ -187,7 +181,7 @@ describe('the session worker', () => {
     expect(d.lines.some((l) => l.event === 'worker_survivor')).toBe(false);
     expect(pidExists(bystander.pid!)).toBe(true);
     bystander.kill('SIGKILL');
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('SIGTERM to the worker alone finishes its step; the session goes back to the queue and a new worker answers it', async () => {
@@ -200,7 +194,7 @@ describe('the session worker', () => {
     expect(workerPid(root)).not.toBe(first);
     expect(d.lines.find((l) => l.event === 'worker_stopped' && l.worker === first)?.how).toBe('exit code 0');
     expect(answers(root, id)).toBe(1);
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a typo in a provider manifest while the worker was away: the last good set stays in force and the job is answered', async () => {
@@ -224,6 +218,6 @@ describe('the session worker', () => {
     const second = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
     expect((await d.waitFor((l) => l.event === 'finished' && l.session === second.id, 30_000)).outcome).toBe('answered');
     expect(d.lines.slice(from).some((l) => l.event === 'manifests_broken')).toBe(false);
-    await stop(d);
+    await stopDaemon(d);
   }, 60_000);
 });

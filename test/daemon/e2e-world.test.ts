@@ -6,14 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
-import { initRoot } from '../../src/root/init.js';
-import { tempRoot } from './helpers.js';
-import { pico, startDaemon } from './spawn.js';
+import { makeRoot } from '../helpers/root.js';
+import { pico, readyDaemon, startDaemon, stopDaemon } from './spawn.js';
 
 describe('the execution world under the daemon', () => {
   it('pico status shows the isolation level and what is not enforced, as the worker observed it', async () => {
-    const root = tempRoot('pico-e2e-world-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-world-');
     const d = startDaemon(root);
     const seen = await d.waitFor((l) => l.event === 'world');
     const text = pico(['status', '--root', root]);
@@ -23,15 +21,12 @@ describe('the execution world under the daemon', () => {
     const json = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { world: { level: string; not_enforced: string[] } };
     expect(json.world.level).toBe(seen.isolation);
     expect(json.world.not_enforced).toEqual(seen.not_enforced);
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a tool that remounts / and writes another session\'s result.json leaves that file untouched', async () => {
-    const root = tempRoot('pico-e2e-world-');
-    initRoot(root);
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    const root = makeRoot('pico-e2e-world-');
+    const d = await readyDaemon(root);
     const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'));
     const first = await dropIntoInbox(job, root);
     await d.waitFor((l) => l.event === 'finished' && l.session === first.id);
@@ -52,7 +47,6 @@ describe('the execution world under the daemon', () => {
     expect(readFileSync(victim, 'utf8')).toBe(before);
     // the tool did run (its output is in the ledger); it just could not get out
     expect(readFileSync(join(root, 'sessions', attack.id, 'events.jsonl'), 'utf8')).toMatch(/"type":"tool_output"/);
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
+    await stopDaemon(d);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 /**
- * Shared helpers for the daemon suites: temp roots, a quiet logger, a good job.
+ * Shared helpers for the daemon suites: temp roots, a quiet logger, a good job, a job that waits
+ * for approval.
  * Real directories under the OS temp folder, removed after each test.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,20 @@ export function goodJob(budgetClass = 'interactive', label?: string): Record<str
     plan: [{ step: 's1', tool: 'read_file', args: { path: 'examples/data/df.txt' }, capability: 'extract@1', schema: 'log_summary@2' }],
     ...(label ? { label } : {}),
   };
+}
+
+/**
+ * A job whose second step prunes the root's example archive: `prune_archive` is destructive, so
+ * the session stops there for a person (approve or deny) after its first step has answered.
+ */
+export function pruneJob(): Buffer {
+  return Buffer.from(JSON.stringify({
+    job: 'job@1', goal: 'read the log, then prune the archive', budget_class: 'interactive',
+    plan: [
+      { step: 'read', tool: 'read_file', args: { path: 'examples/data/syslog.txt' }, capability: 'extract@1', schema: 'log_summary@2' },
+      { step: 'prune', tool: 'prune_archive', args: { dir: 'examples/archive', keep: 3 }, capability: 'extract@1', schema: 'log_summary@2' },
+    ],
+  }));
 }
 
 /**

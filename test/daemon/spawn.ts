@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 
 export const MAIN_JS = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npm run build\` before the daemon end-to-end tests`);
@@ -68,6 +68,26 @@ export function startDaemon(root: string, env: NodeJS.ProcessEnv = {}, extraArgs
     },
   };
 }
+
+/** `startDaemon`, then wait for its `ready` line: a daemon that takes jobs. */
+export async function readyDaemon(root: string, env: NodeJS.ProcessEnv = {}): Promise<RunningDaemon> {
+  const d = startDaemon(root, env);
+  await d.waitFor((l) => l.event === 'ready');
+  return d;
+}
+
+/** SIGTERM the daemon and assert that it exits 0 (it finishes or checkpoints its step first). */
+export async function stopDaemon(d: RunningDaemon): Promise<void> {
+  d.child.kill('SIGTERM');
+  expect(await d.exited).toBe(0);
+}
+
+/** The log line of session `id` ending (a result.json written). */
+export const finished = (id: string) => (l: LogLine): boolean => l.event === 'finished' && l.session === id;
+/** The debug line of a step of session `id` starting (its tool or provider is in flight). */
+export const stepStarted = (id: string) => (l: LogLine): boolean => l.event === 'step' && l.session === id && l.phase === undefined;
+/** The log line of session `id` stopping at a destructive step for a person's decision. */
+export const waitsForApproval = (id: string) => (l: LogLine): boolean => l.event === 'waiting_approval' && l.session === id;
 
 /**
  * Run a pico command to completion without blocking this worker's event loop (vitest's worker

@@ -11,9 +11,8 @@ import { linkSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
-import { initRoot } from '../../src/root/init.js';
-import { tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon } from '../daemon/spawn.js';
+import { pico, readyDaemon, startDaemon, stopDaemon } from '../daemon/spawn.js';
+import { makeRoot } from '../helpers/root.js';
 
 type Plan = { step: string; tool?: string; args?: Record<string, unknown>; capability: string; schema: string; from?: string[] }[];
 
@@ -34,8 +33,7 @@ function withRawArgs(base: { plan: Plan } & Record<string, unknown>, argsJson: s
 
 describe('every accepted job ends', () => {
   it('a job naming an unknown tool, capability or schema is rejected at intake with the name and the manifest to add', async () => {
-    const root = tempRoot('pico-e2e-names-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-names-');
     const inbox = join(root, 'sessions', 'inbox');
     const base = exampleJob(root);
     const bad: Record<string, { plan: Plan; reason: RegExp; fix: RegExp }> = {
@@ -43,8 +41,7 @@ describe('every accepted job ends', () => {
       'cap.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, capability: 'nosuch@1' } : s)), reason: /unknown capability "nosuch@1"/, fix: /manifests\/capabilities\/nosuch@1\.json/ },
       'schema.json': { plan: base.plan.map((s) => (s.step === 'log' ? { ...s, schema: 'nosuch@9' } : s)), reason: /unknown schema "nosuch@9"/, fix: /manifests\/schemas\/nosuch@9\.json/ },
     };
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    const d = await readyDaemon(root);
     for (const [name, b] of Object.entries(bad)) writeFileSync(join(inbox, name), JSON.stringify({ ...base, plan: b.plan }));
     for (const [name, b] of Object.entries(bad)) {
       const r = await d.waitFor((l) => l.event === 'rejected' && l.file === name, 30_000);
@@ -52,13 +49,11 @@ describe('every accepted job ends', () => {
       expect(r.fix).toMatch(b.fix);
     }
     expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]);
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
+    await stopDaemon(d);
   }, 60_000);
 
   it('a claimed job whose tool is gone by the time it runs closes as declined with the reason in result.json, pico watch ends, and a restart does not resume it', async () => {
-    const root = tempRoot('pico-e2e-ends-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-ends-');
     const base = exampleJob(root);
     // claimed while the tool still existed (as recovery finds it): job.json and an empty ledger
     const id = '20261201-000000-00000000000a';
@@ -77,20 +72,16 @@ describe('every accepted job ends', () => {
     expect(watch.code).toBe(1);
     expect(watch.stdout).toMatch(/answer_sent\s+outcome=declined/);
     expect(d.lines.filter((l) => l.event === 'failed' || l.event === 'closing')).toEqual([]);
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
+    await stopDaemon(d);
 
-    const again = startDaemon(root);
-    await again.waitFor((l) => l.event === 'ready');
+    const again = await readyDaemon(root);
     expect(again.lines.filter((l) => l.event === 'queued' || l.event === 'resumed')).toEqual([]);
-    again.child.kill('SIGTERM');
-    expect(await again.exited).toBe(0);
+    await stopDaemon(again);
     expect(pico(['check', '--root', root]).code).toBe(0);
   }, 90_000);
 
   it('a session the runtime fails on is closed with the error as its reason instead of being retried at every start', async () => {
-    const root = tempRoot('pico-e2e-fails-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-fails-');
     // a tool output over the inline limit goes to blobs/, which here is a file: the runtime throws (EEXIST/ENOTDIR)
     writeFileSync(join(root, 'examples', 'data', 'big.txt'), 'Nov 29 kernel: disk full\n'.repeat(400));
     const id = '20261201-000000-00000000000e';
@@ -109,18 +100,14 @@ describe('every accepted job ends', () => {
     expect(fin.outcome).toBe('declined');
     const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { outcome: string; missing: string[] };
     expect(result.missing.join(' ')).toMatch(/not run: the runtime failed on this session: .*blobs/);
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
-    const again = startDaemon(root);
-    await again.waitFor((l) => l.event === 'ready');
+    await stopDaemon(d);
+    const again = await readyDaemon(root);
     expect(again.lines.filter((l) => l.session === id)).toEqual([]);
-    again.child.kill('SIGTERM');
-    expect(await again.exited).toBe(0);
+    await stopDaemon(again);
   }, 90_000);
 
   it('too deep or too large args, non-UTF-8 bytes and a hard link are rejected at intake with a 0600 reason that quotes nothing unread', async () => {
-    const root = tempRoot('pico-e2e-intake-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-intake-');
     const inbox = join(root, 'sessions', 'inbox');
     const base = exampleJob(root);
     const withArgs = (args: Record<string, unknown>) => JSON.stringify({ ...base, plan: base.plan.map((s) => (s.step === 'disk' ? { ...s, args } : s)) });
@@ -134,8 +121,7 @@ describe('every accepted job ends', () => {
       'linked.json': /2 hard links: .*not read/,
       'text.json': /not valid JSON \(the syntax breaks at/,
     };
-    const d = startDaemon(root);
-    await d.waitFor((l) => l.event === 'ready');
+    const d = await readyDaemon(root);
     writeFileSync(join(inbox, 'deep.json'), withRawArgs(base, deepArgs(5000)));
     writeFileSync(join(inbox, 'large.json'), withArgs({ path: 'x'.repeat(100 * 1024) }));
     writeFileSync(join(inbox, 'latin1.json'), Buffer.concat([Buffer.from(JSON.stringify({ ...base, goal: 'caf' }).slice(0, -1)), Buffer.from([0xe9]), Buffer.from('"}')]));
@@ -155,13 +141,11 @@ describe('every accepted job ends', () => {
     }
     expect(readFileSync(secret, 'utf8')).toMatch(/SECRETHASH/); // the linked file itself is untouched
     expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]); // nothing was accepted
-    d.child.kill('SIGTERM');
-    expect(await d.exited).toBe(0);
+    await stopDaemon(d);
   }, 60_000);
 
   it('pico run and pico call report names the root does not know, too-deep args and non-UTF-8 as the user\'s error (exit 2), never as an internal error', () => {
-    const root = tempRoot('pico-e2e-run-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-run-');
     const base = exampleJob(root);
     const file = (name: string, body: string | Buffer) => {
       const p = join(root, name);
@@ -199,8 +183,7 @@ describe('every accepted job ends', () => {
   }, 60_000);
 
   it('pico watch says so and ends when no daemon serves the root', () => {
-    const root = tempRoot('pico-e2e-watch-');
-    initRoot(root);
+    const root = makeRoot('pico-e2e-watch-');
     const id = '20261201-000000-0000000000ff';
     writeFileSync(join(root, 'sessions', 'inbox', `${id}.json`), JSON.stringify(exampleJob(root)));
     const out = pico(['watch', id, '--root', root]);

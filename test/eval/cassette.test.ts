@@ -9,6 +9,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { evaluateWithProgress } from '../../src/cli/eval.js';
 import { evalProgress, humanDuration, progressLine } from '../../src/eval/progress.js';
 import { makeRoot } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
@@ -61,6 +62,15 @@ describe('a cassette remembers what it holds', () => {
 });
 
 describe('the progress line', () => {
+  it('every command that evaluates shows it (pico eval, pico provision --eval): one line per case on a terminal, cleared at the end', async () => {
+    const { root, cases } = dirSizeRoot(3);
+    const lines: string[] = [];
+    const run = await evaluateWithProgress({ casesPath: cases, root, provider: 'dir-size', modes: ['raw'] }, { isTTY: true, write: (s) => lines.push(s) });
+    expect(run.results.map((r) => r.id)).toEqual(['du/0', 'du/1', 'du/2']);
+    expect(lines.map((l) => /case (\d) of (\d)/.exec(l)?.slice(1).join('/') ?? l)).toEqual(['1/3', '2/3', '3/3', '\r\x1b[2K']);
+  }, 60_000);
+
+
   it('says case n of N, the time so far and an estimate of what is left', () => {
     expect(progressLine(3, 12, 45_000)).toBe('pico eval: case 3 of 12, 45 s so far, about 2 min 15 s left');
     expect(progressLine(12, 12, 180_000)).toBe('pico eval: case 12 of 12, 3 min 00 s so far');

@@ -144,6 +144,14 @@ describe('the shipped eval set (examples/eval/admin.json)', () => {
     expect(file.cases.filter((c) => c.expected_error).length).toBeGreaterThan(5);
   });
 
+  it('is whole in itself: the copy pico init puts in a root reads the same cases there, with no file outside the root', () => {
+    const raw = JSON.parse(readFileSync(SHIPPED, 'utf8')) as Record<string, unknown>[];
+    expect(raw.filter((c) => 'input_file' in c || 'expected_file' in c).map((c) => c.id)).toEqual([]);
+    const copy = path.join(makeRoot('pico-eval-shipped-'), 'examples', 'eval', 'admin.json');
+    const inRoot = readCaseFile(copy, { tools: loaded.documents.tools, schemas: loaded.documents.schemas as Record<string, Record<string, unknown>> });
+    expect(inRoot.cases.map((c) => [c.id, c.input, c.expected])).toEqual(file.cases.map((c) => [c.id, c.input, c.expected]));
+  });
+
   it('every expected answer, written out as a model would, passes the ladder and scores right; a refusal in prose is right on must-refuse cases', () => {
     for (const c of file.cases) {
       const text = c.expected_error ? 'None of these tools can do that; I cannot help with it.' : JSON.stringify(c.expected);

@@ -51,3 +51,13 @@ export function plannerManifest(endpoint: string, id = 'scripted-planner'): Reco
     prompt: 'plan', limits: { timeout_ms: 10_000, max_output_bytes: 8192 },
   };
 }
+
+/** An http provider manifest for extract@1 → log_summary@2 on that server (a data provider, the shipped extract prompt); `over` replaces fields. */
+export function extractorManifest(endpoint: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint, model: 'scripted',
+    max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
+    confidence_floor: null, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
+    prompt: 'extract-log-summary', limits: { timeout_ms: 5000, max_output_bytes: 8192 }, ...over,
+  };
+}

@@ -4,27 +4,12 @@ import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ManifestIssue } from '../../src/registry/boundary.js';
-import { loadRoot, ManifestError } from '../../src/registry/load.js';
 import { PACKAGE_DIR } from '../../src/root/runtime.js';
+import { put } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeMiniRoot } from './registry.test.js';
+import { issuesOf, writeMiniRoot } from './helpers.js';
 
 const tmp = () => tempDir('pico-bound-');
-
-function issuesOf(root: string): ManifestIssue[] {
-  try {
-    loadRoot(root);
-  } catch (err) {
-    if (err instanceof ManifestError) return err.issues;
-    throw err;
-  }
-  return [];
-}
-
-function put(root: string, rel: string, v: unknown): void {
-  mkdirSync(join(root, rel, '..'), { recursive: true });
-  writeFileSync(join(root, rel), JSON.stringify(v, null, 2));
-}
 
 function tool(over: Record<string, unknown>): Record<string, unknown> {
   return {

@@ -1,38 +1,12 @@
 // The registry (design §3, P13): strict manifests, cross-references, and scopes that unwind.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRoot, ManifestError } from '../../src/registry/load.js';
+import { loadRoot } from '../../src/registry/load.js';
 import { Registry } from '../../src/registry/registry.js';
 import { Scope } from '../../src/registry/scope.js';
 import { tempDir } from '../helpers/temp.js';
-
-export function writeMiniRoot(root: string, provider: Record<string, unknown> = {}): void {
-  const put = (rel: string, v: unknown) => {
-    mkdirSync(join(root, rel, '..'), { recursive: true });
-    writeFileSync(join(root, rel), JSON.stringify(v, null, 2));
-  };
-  put('manifests/schemas/note@1.json', { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'note@1', type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' } } });
-  put('manifests/capabilities/extract@1.json', { manifest: 'capability@1', id: 'extract@1', description: 'x', control: false, schemas: ['note@1'] });
-  put('manifests/capabilities/plan@1.json', { manifest: 'capability@1', id: 'plan@1', description: 'x', control: true, schemas: ['note@1'] });
-  put('manifests/providers/p1.json', {
-    manifest: 'provider@1', id: 'p1', implements: ['extract@1'], kind: 'code', entry: 'answer', max_input_bytes: 1000,
-    resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-    confidence_floor: null, escalates_to: [], ...provider,
-  });
-}
+import { issuesOf, writeMiniRoot } from './helpers.js';
 
 const tmp = () => tempDir('pico-reg-');
-
-function issuesOf(root: string) {
-  try {
-    loadRoot(root);
-  } catch (err) {
-    if (err instanceof ManifestError) return err.issues;
-    throw err;
-  }
-  return [];
-}
 
 describe('registry', () => {
   it('loads a valid root', () => {

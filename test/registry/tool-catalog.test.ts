@@ -4,8 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ManifestIssue } from '../../src/registry/boundary.js';
-import { loadRoot, ManifestError } from '../../src/registry/load.js';
+import { loadRoot } from '../../src/registry/load.js';
 import { toolManifestSchema, type ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
 import { ProviderError } from '../../src/runtime/provider.js';
@@ -14,6 +13,7 @@ import { NO_ISOLATION } from '../../src/world/sandbox.js';
 import type { HostView } from '../../src/registry/host-view.js';
 import { wrapArgv } from '../../src/world/wrap.js';
 import { makeRoot, put, REPO } from '../helpers/root.js';
+import { issuesOf } from './helpers.js';
 
 const loaded = loadRoot(REPO);
 const tools = loaded.documents.tools;
@@ -26,16 +26,6 @@ async function refusal(name: string, args: Record<string, unknown>): Promise<str
     return null;
   } catch (err) {
     if (err instanceof ProviderError) return err.message;
-    throw err;
-  }
-}
-
-function issuesOf(root: string): ManifestIssue[] {
-  try {
-    loadRoot(root);
-    return [];
-  } catch (err) {
-    if (err instanceof ManifestError) return err.issues;
     throw err;
   }
 }

@@ -14,8 +14,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/root/runtime.js';
 import { replaySession } from '../../src/replay/replay.js';
+import { writeDecision } from '../../src/approval/decisions.js';
+import type { Clock } from '../../src/ledger/clock.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
+import { extractorManifest, startChatServer } from '../helpers/chat-server.js';
 import { makeRoot, newSession, put, script, shellProvider } from '../helpers/root.js';
 
 let root: string;
@@ -133,6 +136,47 @@ describe('replay is byte-identical for every failure kind', () => {
   }, 60_000);
 });
 
+describe('a destructive step a person decided while the session waited', () => {
+  // as under the daemon: the first run stops at the request, a person writes the decision (what
+  // pico approve / pico deny do), and the session runs again from its ledger (`resumed`)
+  async function decidedAndReplayed(decision: 'granted' | 'denied', reason: string | null): Promise<{ types: string[]; outcome: string; identical: boolean; diff: string }> {
+    put(root, 'examples/archive/app.log.9', 'old\n');
+    const prune = parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs/prune-the-log-archive.json'), 'utf8')));
+    const id = newSession(rt, prune);
+    await rt.runSession(id, { approvals: true });
+    expect(readLedger(rt.sessionDir(id)).at(-1)!.type).toBe('approval_requested');
+    writeDecision(rt.sessionDir(id), { decision, step: 'prune', by: 'pi', at: new Date().toISOString(), reason });
+    const result = await rt.runSession(id, { approvals: true });
+    const report = await replaySession(rt, id);
+    const d = report.firstDifference;
+    return { types: readLedger(rt.sessionDir(id)).map((e) => e.type), outcome: result.outcome, identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : '' };
+  }
+
+  it('approved: the replay waits where the original waited, resumes, and runs the step on the recorded grant', async () => {
+    const r = await decidedAndReplayed('granted', null);
+    expect(r.types).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'approval_granted', 'tool_output']));
+    expect(r.outcome).toBe('answered');
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('cancelled while it waited: the replay waits where the original waited, then closes the steps as the cancel did', async () => {
+    const prune = parseJob(JSON.parse(readFileSync(join(root, 'examples/jobs/prune-the-log-archive.json'), 'utf8')));
+    const id = newSession(rt, prune);
+    await rt.runSession(id, { approvals: true });
+    const closed = await rt.runSession(id, { approvals: true, closeReason: 'cancelled by pi with pico cancel', cancelled: true });
+    expect(closed.outcome).toBe('cancelled');
+    expect(readLedger(rt.sessionDir(id)).map((e) => e.type)).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'step_failed']));
+    const report = await replaySession(rt, id);
+    expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+  }, 60_000);
+
+  it('denied with a reason: the replay gives the step up with the same words', async () => {
+    const r = await decidedAndReplayed('denied', 'not today');
+    expect(r.types).toEqual(expect.arrayContaining(['approval_requested', 'resumed', 'approval_denied']));
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+});
+
 describe('a cancel in the middle', () => {
   it('a cancel after a step ran: the first run stops between steps, the close run resumes and closes the rest', async () => {
     const id = newSession(rt, job('attended', step('says'), { ...step('says'), step: 'again' }));
@@ -144,6 +188,72 @@ describe('a cancel in the middle', () => {
     expect(types.indexOf('resumed')).toBeGreaterThan(types.indexOf('fact_added'));
     const report = await replaySession(rt, id);
     expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+  }, 60_000);
+});
+
+describe('a model call that ran out of time', () => {
+  // an http provider on loopback (test/helpers/chat-server.ts: no model server runs on the build
+  // machines) that answers its first request too late and every later one at once
+  async function slowFirst(budget: string, timeoutMs: number, firstDelayMs: number): Promise<{ outcomes: string[]; identical: boolean; diff: string; calls: number; errors: string[] }> {
+    const clean = '{"host": "pi5", "error_count": 1, "first_error": "error: disk full", "first_error_at": "Mar  3 14:21:57", "service": "app", "max_severity": "error", "service_restarted": false}';
+    let calls = 0;
+    const chat = await startChatServer(() => ({ text: clean, delayMs: calls++ === 0 ? firstDelayMs : 0 }));
+    const own = makeRoot('pico-replay-model-timeout-');
+    put(own, 'manifests/providers/local.json', extractorManifest(chat.endpoint, { limits: { timeout_ms: timeoutMs, max_output_bytes: 8192 } }));
+    const ownRt = await openRuntime(own);
+    try {
+      const call = parseJob({ job: 'job@1', goal: 'what does the log say?', budget_class: budget, label: 'pico call --provider local', plan: [{ step: 'call', capability: 'extract@1', schema: 'log_summary@2', from: [] }] });
+      const id = newSession(ownRt, call);
+      await ownRt.runSession(id, { job: call, inputs: { call: { text: 'Mar  3 14:21:57 pi5 app[1]: error: disk full\n', trust: 'T1', label: 'input:log' } }, onlyProvider: 'local' });
+      const events = readLedger(ownRt.sessionDir(id));
+      const report = await replaySession(ownRt, id);
+      const d = report.firstDifference;
+      return {
+        outcomes: events.filter((e) => e.type === 'provider_called').map((e) => (e as { outcome: string }).outcome),
+        errors: events.filter((e) => e.type === 'tool_timeout').map((e) => (e as { error: string }).error),
+        identical: report.identical, diff: d ? `line ${d.line}:\n- ${d.original}\n+ ${d.replayed}` : '', calls,
+      };
+    } finally {
+      await ownRt.close();
+      await chat.close();
+    }
+  }
+
+  it('a limit cut to the budget: the note keeps the figure of the day it was cut', async () => {
+    const r = await slowFirst('interactive', 10_000, 7000);
+    expect(r.outcomes[0]).toBe('timeout');
+    expect(r.errors[0]).toMatch(/its limit was cut to the \d+ ms left of the interactive budget/);
+    expect(r.identical, r.diff).toBe(true);
+  }, 60_000);
+
+  it('the replay takes the timeout from the record instead of racing the limit again: the retry and its fact replay byte for byte', async () => {
+    const r = await slowFirst('attended', 500, 3000);
+    expect(r.outcomes).toEqual(['timeout', 'ok']);
+    expect(r.identical, r.diff).toBe(true);
+    expect(r.calls).toBe(3); // the replay asked the server once: for the retry, not for the call that timed out
+  }, 60_000);
+});
+
+describe('a fact that stays true for a while (x-valid-for-s)', () => {
+  it('its valid_until is counted from the event\'s own time, so a clock that ticks between two readings still replays byte for byte', async () => {
+    const own = makeRoot('pico-replay-valid-');
+    const schemaFile = join(own, 'manifests/schemas/log_summary@2.json');
+    put(own, 'manifests/schemas/log_summary@2.json', { ...JSON.parse(readFileSync(schemaFile, 'utf8')), 'x-valid-for-s': 300 });
+    put(own, 'manifests/tools/says.json', shTool('says', 'echo "Mar  3 14:21:57 pi5 app[1]: error: disk full"'));
+    const ownRt = await openRuntime(own);
+    try {
+      // every reading of this clock is 1 ms later than the one before, as a busy machine's may be
+      let ms = Date.parse('2026-12-02T03:00:00.000Z');
+      const ticking: Clock = { stamp: () => new Date(ms++).toISOString(), measured: (_seq, _key, live) => live };
+      const id = newSession(ownRt, job('attended', step('says')));
+      expect((await ownRt.runSession(id, { clock: ticking })).outcome).toBe('answered');
+      const fact = readLedger(ownRt.sessionDir(id)).find((e) => e.type === 'fact_added' && e.step === 'says') as { t: string; valid_until: string };
+      expect(Date.parse(fact.valid_until) - Date.parse(fact.t)).toBe(300_000);
+      const report = await replaySession(ownRt, id);
+      expect(report.identical, JSON.stringify(report.firstDifference)).toBe(true);
+    } finally {
+      await ownRt.close();
+    }
   }, 60_000);
 });
 

@@ -15,7 +15,7 @@ import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime } from '../../src/root/runtime.js';
 import { makeRoot, newSession, put, REPO } from '../helpers/root.js';
-import { startChatServer, type ChatServer } from '../helpers/chat-server.js';
+import { extractorManifest, startChatServer, type ChatServer } from '../helpers/chat-server.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -42,12 +42,7 @@ describe('the confidence gate', () => {
     const floor = Math.round(((low + high) / 2) * 1000) / 1000;
 
     const root = makeRoot('pico-gate-');
-    put(root, 'manifests/providers/local.json', {
-      manifest: 'provider@1', id: 'local', implements: ['extract@1'], schemas: ['log_summary@2'], kind: 'http', endpoint: chat.endpoint, model: 'scripted',
-      max_input_bytes: 8192, resource: null, cost: null, security: { 'extract@1': { max_trust_in: 'T1', may_emit_control: false } },
-      confidence_floor: floor, escalates_to: [], sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 256 },
-      prompt: 'extract-log-summary', limits: { timeout_ms: 5000, max_output_bytes: 8192 },
-    });
+    put(root, 'manifests/providers/local.json', extractorManifest(chat.endpoint, { confidence_floor: floor }));
     const rt = await openRuntime(root);
     try {
       replies = [HEAVY, CLEAN];

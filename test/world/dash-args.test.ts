@@ -1,9 +1,9 @@
 // An argument that starts with "-" could be read as an option (issue 14, item 5): refused at run
 // time unless the manifest puts "--" before it or its schema says which values it takes.
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/runtime/provider.js';
 import type { ToolManifest } from '../../src/registry/manifest.js';
 import { buildArgv } from '../../src/tools/args.js';
+import { providerError } from '../helpers/provider-error.js';
 
 function grep(command: string[], pattern: Record<string, unknown> = { type: 'string' }): ToolManifest {
   return {
@@ -14,19 +14,9 @@ function grep(command: string[], pattern: Record<string, unknown> = { type: 'str
   };
 }
 
-async function refusal(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ProviderError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
-
 describe('arguments that read as options', () => {
   it('a pattern starting with "-" given to grep is refused as tool_failed, naming the argument and the fix', async () => {
-    const e = await refusal(buildArgv(grep(['grep', '-e', 'x', '{pattern}', 'f']), { pattern: '--file=/etc/shadow' }, '/'));
+    const e = await providerError(buildArgv(grep(['grep', '-e', 'x', '{pattern}', 'f']), { pattern: '--file=/etc/shadow' }, '/'));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/argument "pattern" = "--file=\/etc\/shadow" starts with "-"/);
     expect(e.message).toMatch(/put "--" before \{pattern\}/);
@@ -52,7 +42,7 @@ describe('arguments that read as options', () => {
 
   it('after an interpreter\'s code "--" protects nothing: the code decides what "$1" becomes, so "-la" is refused there', async () => {
     const sh = grep(['sh', '-c', 'ls $1', '--', '{pattern}']);
-    const e = await refusal(buildArgv(sh, { pattern: '-la' }, '/'));
+    const e = await providerError(buildArgv(sh, { pattern: '-la' }, '/'));
     expect(e.message).toMatch(/argument "pattern" = "-la" starts with "-"/);
     expect(await buildArgv(sh, { pattern: 'la' }, '/')).toEqual(['sh', '-c', 'ls $1', '--', 'la']);
   });

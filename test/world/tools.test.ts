@@ -3,10 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ProviderError } from '../../src/runtime/provider.js';
 import { type ToolManifest, toolManifestSchema } from '../../src/registry/manifest.js';
 import { runTool } from '../../src/tools/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
+import { providerError } from '../helpers/provider-error.js';
 import { SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
 
 const MANIFESTS = resolve(import.meta.dirname, '../../manifests/tools');
@@ -37,17 +37,6 @@ async function root(): Promise<{ root: string; workDir: string }> {
   return { root: t.dir, workDir: await makeWorkDir(t.dir, 'sess', 1) };
 }
 
-/** Run and return the ProviderError it throws (fails the test when it does not throw one). */
-async function fault(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ProviderError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProviderError, but the call succeeded');
-}
-
 describe('read_file (shipped manifest)', () => {
   it('reads a file inside read_paths and returns its text untouched', async () => {
     const ctx = await root();
@@ -57,47 +46,47 @@ describe('read_file (shipped manifest)', () => {
 
   it('a path outside read_paths is refused', async () => {
     const ctx = await root();
-    const e = await fault(runTool(await shipped('read_file'), { path: 'secret.txt' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: 'secret.txt' }, ctx));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/argument "path" = "secret.txt" resolves to .*secret.txt, outside read_paths/);
   });
 
   it('a path that climbs out with ".." is refused', async () => {
     const ctx = await root();
-    const e = await fault(runTool(await shipped('read_file'), { path: 'examples/data/../../secret.txt' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: 'examples/data/../../secret.txt' }, ctx));
     expect(e.message).toMatch(/outside read_paths/);
   });
 
   it('a symlink inside read_paths that points outside is refused (checked after symlinks)', async () => {
     const ctx = await root();
     await symlink(join(ctx.root, 'secret.txt'), join(ctx.root, 'examples', 'data', 'innocent.log'));
-    const e = await fault(runTool(await shipped('read_file'), { path: 'examples/data/innocent.log' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: 'examples/data/innocent.log' }, ctx));
     expect(e.message).toMatch(/innocent.log" resolves to .*secret.txt, outside read_paths/);
   });
 
   it('an absolute path outside read_paths is refused', async () => {
     const ctx = await root();
-    const e = await fault(runTool(await shipped('read_file'), { path: '/etc/passwd' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: '/etc/passwd' }, ctx));
     expect(e.message).toMatch(/outside read_paths/);
   });
 
   it('a path argument starting with "-" is refused so it cannot be an option', async () => {
     const ctx = await root();
-    const e = await fault(runTool(await shipped('read_file'), { path: '--help' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: '--help' }, ctx));
     expect(e.message).toMatch(/starts with "-".*write it as \.\/--help/);
   });
 
   it('a missing file names the argument and says what to pass', async () => {
     const ctx = await root();
-    const e = await fault(runTool(await shipped('read_file'), { path: 'examples/data/nope.log' }, ctx));
+    const e = await providerError(runTool(await shipped('read_file'), { path: 'examples/data/nope.log' }, ctx));
     expect(e.message).toMatch(/argument "path" .* cannot be resolved \(ENOENT\)/);
   });
 
   it('arguments that violate input_schema are refused, naming the problem', async () => {
     const ctx = await root();
-    const e1 = await fault(runTool(await shipped('read_file'), { path: 7 }, ctx));
+    const e1 = await providerError(runTool(await shipped('read_file'), { path: 7 }, ctx));
     expect(e1.message).toMatch(/tool read_file: arguments do not fit input_schema/);
-    const e2 = await fault(runTool(await shipped('read_file'), { path: 'examples/data/app.log', extra: true }, ctx));
+    const e2 = await providerError(runTool(await shipped('read_file'), { path: 'examples/data/app.log', extra: true }, ctx));
     expect(e2.message).toMatch(/extra/);
   });
 });
@@ -115,7 +104,7 @@ describe('runTool', () => {
     const ctx = await root();
     const t = tool({ command: ['sh', '-c', 'touch ./ran; echo "$0"', '{n}'],
       input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } });
-    const e = await fault(runTool(t, { n: '1.5' }, ctx));
+    const e = await providerError(runTool(t, { n: '1.5' }, ctx));
     expect(e.message).toMatch(/input_schema/);
     expect(await readdir(ctx.workDir)).toEqual([]);
     const ok = await runTool(t, { n: 4 }, ctx);
@@ -133,7 +122,7 @@ describe('runTool', () => {
 
   it('a placeholder without its argument is refused, naming it', async () => {
     const ctx = await root();
-    const e = await fault(runTool(tool({ command: ['echo', '{who}'] }), {}, ctx));
+    const e = await providerError(runTool(tool({ command: ['echo', '{who}'] }), {}, ctx));
     expect(e.message).toMatch(/uses \{who\} but no argument "who" was given/);
   });
 
@@ -142,7 +131,7 @@ describe('runTool', () => {
     const mark = marker();
     cleanups.push(() => killMarked(mark));
     const t = tool({ command: ['sh', join(SCRIPTS, 'hang.sh'), mark], limits: { timeout_ms: 300, max_output_bytes: 1000 } });
-    const e = await fault(runTool(t, {}, ctx));
+    const e = await providerError(runTool(t, {}, ctx));
     expect(e.type).toBe('tool_timeout');
     expect(e.message).toMatch(/timeout_ms = 300 ms/);
     expect(await survivorsAfter(mark, 1000)).toEqual([]);
@@ -151,7 +140,7 @@ describe('runTool', () => {
   it('a tool that floods stdout is cut at the cap, killed, and becomes tool_failed', async () => {
     const ctx = await root();
     const t = tool({ command: ['sh', join(SCRIPTS, 'flood.sh')], limits: { timeout_ms: 10_000, max_output_bytes: 2048 } });
-    const e = await fault(runTool(t, {}, ctx));
+    const e = await providerError(runTool(t, {}, ctx));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/max_output_bytes = 2048/);
     const cut = await runTool(t, {}, { ...ctx, allowTruncated: true });
@@ -161,7 +150,7 @@ describe('runTool', () => {
 
   it('a non-zero exit becomes tool_failed with the exit code and stderr', async () => {
     const ctx = await root();
-    const e = await fault(runTool(tool({ command: ['sh', join(SCRIPTS, 'fail.sh')] }), {}, ctx));
+    const e = await providerError(runTool(tool({ command: ['sh', join(SCRIPTS, 'fail.sh')] }), {}, ctx));
     expect(e.type).toBe('tool_failed');
     expect(e.message).toMatch(/exit code 3: fail.sh: the input was not what I expected/);
     expect(e.detail?.exitCode).toBe(3);
@@ -169,14 +158,14 @@ describe('runTool', () => {
 
   it('output that is only whitespace becomes tool_empty', async () => {
     const ctx = await root();
-    const e = await fault(runTool(tool({ command: ['sh', join(SCRIPTS, 'silent.sh')] }), {}, ctx));
+    const e = await providerError(runTool(tool({ command: ['sh', join(SCRIPTS, 'silent.sh')] }), {}, ctx));
     expect(e.type).toBe('tool_empty');
   });
 
   it('a destructive tool does not run without approval', async () => {
     const ctx = await root();
     const t = tool({ command: ['sh', '-c', 'touch ./ran; echo done'], effect: 'destructive', idempotent: false });
-    const e = await fault(runTool(t, {}, ctx));
+    const e = await providerError(runTool(t, {}, ctx));
     expect(e.message).toMatch(/destructive and no approval/);
     expect(await readdir(ctx.workDir)).toEqual([]);
     expect((await runTool(t, {}, { ...ctx, approved: true })).output).toBe('done\n');
