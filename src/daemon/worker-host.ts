@@ -131,6 +131,8 @@ export class WorkerHost {
   private served = false;
   /** called whenever the worker starts or stops (for the status file) */
   onChange: (pid: number | null) => void = () => undefined;
+  /** called when a worker that said ready finds the root broken after all (the daemon stops, exit 3) */
+  onBroken: (err: WorkerStartError) => void = () => undefined;
 
   constructor(private readonly opts: WorkerHostOptions) {}
 
@@ -259,6 +261,9 @@ export class WorkerHost {
       case 'ready':
       case 'fatal':
         if (this.readyWaiter?.live === live) this.readyWaiter.resolve(m);
+        // after ready: its warm-up found a schema that does not compile (worker.ts); it exits, and
+        // the runs handed to it, none begun, fail with WorkerDied when it has
+        else if (m.t === 'fatal') this.onBroken(new WorkerStartError(m.message, m.name));
         return;
       case 'signalled':
         live.retiring = true;
@@ -367,7 +372,7 @@ export class WorkerHost {
     live.ready = true;
     this.served = true;
     const m = first as Extract<FromWorker, { t: 'ready' }>;
-    this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
+    this.opts.log.info({ event: 'worker_ready', worker: child.pid, startup_ms: m.startup_ms, cpu_ms: m.cpu_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;
   }
   /** Kill tool runs of this root that no worker owns any more (called only while none runs). */

@@ -59,12 +59,16 @@ export interface RunOutcome {
 
 /** Worker → daemon. Every `run` is answered by exactly one of done, failed or cancelled. */
 export type FromWorker =
-  | { t: 'ready'; memory: boolean; startup_ms: number }
+  /** startup_ms: opening the runtime, by the clock; cpu_ms: the process's CPU time from its start to here (node's own start included) */
+  | { t: 'ready'; startup_ms: number; cpu_ms: number }
   /** the worker got SIGTERM/SIGINT itself: it takes no more runs and waits for `exit` */
   | { t: 'signalled'; signal: string }
   | { t: 'begin'; id: string }
   | { t: 'cancelled'; id: string }
-  /** the runtime could not open (e.g. a broken manifest); the worker exits after sending this */
+  /**
+   * the runtime could not open (e.g. a broken manifest); the worker exits after sending this. It may
+   * follow `ready`: a schema that does not compile is found by the warm-up after it (worker.ts)
+   */
   | { t: 'fatal'; name: string; message: string }
   | { t: 'progress'; id: string; e: StepProgress }
   | { t: 'done'; id: string; result: RunOutcome }
