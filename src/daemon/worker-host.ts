@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
 import { killTree, sweepWorkDirs } from './proc-tree.js';
-import { KEEP_LAST_GOOD, type FromWorker, type RunOutcome, type StepProgress, type ToWorker } from './worker-protocol.js';
+import { KEEP_LAST_GOOD, PREFORKED, type FromWorker, type RunOutcome, type StepProgress, type ToWorker } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
 /** How long a worker may take to close after `exit` before it is killed. */
@@ -117,6 +117,57 @@ export interface WorkerHostOptions {
   log: Logger;
   idleMs?: number;
   env?: NodeJS.ProcessEnv;
+}
+
+/** A session worker process: forked, with the promise of how it ended. */
+interface Forked {
+  child: ChildProcess;
+  exited: Promise<string>;
+  t0: number;
+}
+
+function forkWorker(root: string, args: string[], env: NodeJS.ProcessEnv): Forked {
+  const t0 = performance.now();
+  const child = fork(workerScript(), [root, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: workerEnv(env),
+    serialization: 'json',
+    execArgv: workerExecArgv(process.execArgv),
+  });
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
+  });
+  return { child, exited, t0 };
+}
+
+let preforked: (Forked & { root: string }) | null = null;
+
+/**
+ * Fork the first session worker before the daemon has loaded the rest of itself (cli/daemon.ts,
+ * issue 24): it loads the runtime's code meanwhile, on another core, and touches nothing of the
+ * root until the host, holding the root's lock and having killed a previous daemon's worker, tells
+ * it to open. Unused, it goes with dropPreforked() or when this process exits (its channel closes).
+ */
+export function preforkWorker(root: string): void {
+  if (preforked) return;
+  preforked = { ...forkWorker(root, [PREFORKED], process.env), root };
+  preforked.child.on('error', () => undefined); // a send to it as it exits: its exit says the rest
+}
+
+/** The preforked worker is not wanted after all (the daemon does not start): it goes now. */
+export function dropPreforked(): void {
+  const p = preforked;
+  preforked = null;
+  if (p && p.child.exitCode === null) p.child.kill('SIGTERM');
+}
+
+/** The preforked worker for `root`, when one is still alive (taken once). */
+function takePreforked(root: string): Forked | null {
+  const p = preforked;
+  if (!p || p.root !== root) return null;
+  preforked = null;
+  if (p.child.exitCode === null && p.child.signalCode === null && p.child.connected) return p;
+  return null;
 }
 
 export class WorkerHost {
@@ -340,16 +391,9 @@ export class WorkerHost {
   private async spawn(): Promise<Live> {
     if (this.live) await this.live.exited; // one that is on its way out
     await this.killSurvivor();
-    const t0 = performance.now();
-    const child = fork(workerScript(), [this.opts.root, ...(this.served ? [KEEP_LAST_GOOD] : [])], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: workerEnv(this.opts.env ?? process.env),
-      serialization: 'json',
-      execArgv: workerExecArgv(process.execArgv),
-    });
-    const exited = new Promise<string>((resolve) => {
-      child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
-    });
+    // the first worker may have been forked already (preforkWorker): it opens the root only now
+    const pre = this.served ? null : takePreforked(this.opts.root);
+    const { child, exited, t0 } = pre ?? forkWorker(this.opts.root, this.served ? [KEEP_LAST_GOOD] : [], this.opts.env ?? process.env);
     const live: Live = { child, ready: false, exiting: false, retiring: false, exited };
     this.live = live;
     child.on('message', (m: FromWorker) => this.onMessage(live, m));
@@ -363,7 +407,10 @@ export class WorkerHost {
       this.opts.log.warn({ event: 'worker_record', err: (err as Error).message }, `could not record the session worker in ${this.opts.pidFile}; a daemon killed now would leave it for the next one to find by its IPC channel closing`);
     }
     this.onChange(child.pid ?? null);
-    const first = await new Promise<FromWorker>((resolve) => (this.readyWaiter = { live, resolve }));
+    const first = await new Promise<FromWorker>((resolve) => {
+      this.readyWaiter = { live, resolve };
+      if (pre) this.post(live, { t: 'open' });
+    });
     this.readyWaiter = null;
     if (first.t === 'fatal') {
       await exited;
@@ -372,7 +419,7 @@ export class WorkerHost {
     live.ready = true;
     this.served = true;
     const m = first as Extract<FromWorker, { t: 'ready' }>;
-    this.opts.log.info({ event: 'worker_ready', worker: child.pid, startup_ms: m.startup_ms, cpu_ms: m.cpu_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
+    this.opts.log.info({ event: 'worker_ready', worker: child.pid, preforked: pre !== null, startup_ms: m.startup_ms, cpu_ms: m.cpu_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;
   }
   /** Kill tool runs of this root that no worker owns any more (called only while none runs). */

@@ -22,7 +22,9 @@ export type ToWorker =
   | { t: 'stop' }
   | { t: 'ingest'; seq: number; dirs: string[] }
   /** close the runtime and memory and exit 0 */
-  | { t: 'exit' };
+  | { t: 'exit' }
+  /** a preforked worker (PREFORKED) may open the root now: the daemon holds its lock */
+  | { t: 'open' };
 
 /** The part of a ledger event the daemon logs and shows as progress. */
 export interface StepProgress {
@@ -82,3 +84,5 @@ export type FromWorker =
 export const WORKER_EXIT_BROKEN_ROOT = 3;
 /** The worker's second argument when an earlier worker of this daemon served: broken manifests fall back to the last good set. */
 export const KEEP_LAST_GOOD = '--keep-last-good';
+/** The worker's second argument when it was forked before the daemon held the root (worker-host.ts preforkWorker): it waits for `open`. */
+export const PREFORKED = '--preforked';

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { daemonPaths, sessionFiles } from './paths.js';
 import { ProgressWriter } from '../progress/side-file.js';
 import { bounded, REASON_CHARS } from '../progress/steps.js';
-import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
+import { KEEP_LAST_GOOD, PREFORKED, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../root/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../base/storage-error.js';
@@ -137,6 +137,7 @@ class Worker {
   }
 
   onMessage(m: ToWorker): void {
+    if (m.t === 'open') return; // a preforked worker's: main() took it
     if (m.t === 'stop') return this.stop(this.signals > 0);
     if (m.t === 'cancel') {
       const i = this.waiting.findIndex((w) => w.t === 'run' && w.id === m.id);
@@ -253,6 +254,14 @@ class Worker {
 
 async function main(): Promise<void> {
   const root = process.argv[2];
+  if (root && process.send && process.argv[3] === PREFORKED) {
+    // forked before the daemon held the root (worker-host.ts preforkWorker): load the runtime's code
+    // now, open nothing until the daemon says `open`; a daemon that goes instead takes this process along
+    process.on('disconnect', () => process.exit(process.exitCode ?? 0));
+    import('../root/runtime.js').catch(() => undefined); // Worker.open imports it again and reports what fails
+    const m = await new Promise<ToWorker>((ok) => process.once('message', ok));
+    if (m.t !== 'open') return void process.disconnect();
+  }
   const log = createLogger({ to: 'stdout', level: workerLevel(root) }).child({ component: 'worker' });
   if (!root || !process.send) {
     log.fatal('the session worker is started by `pico daemon`, not by hand');
