@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { heldBy, lockOwner } from '../daemon/lock.js';
 import { daemonPaths } from '../daemon/paths.js';
-import { dropPreforked, preforkWorker } from '../daemon/worker-host.js';
+import { dropPreforked, preforkWorker } from '../daemon/worker-fork.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
 import type { Logger } from 'pino';
 import type { DaemonObserver } from '../daemon/observer.js';

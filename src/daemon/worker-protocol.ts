@@ -84,5 +84,5 @@ export type FromWorker =
 export const WORKER_EXIT_BROKEN_ROOT = 3;
 /** The worker's second argument when an earlier worker of this daemon served: broken manifests fall back to the last good set. */
 export const KEEP_LAST_GOOD = '--keep-last-good';
-/** The worker's second argument when it was forked before the daemon held the root (worker-host.ts preforkWorker): it waits for `open`. */
+/** The worker's second argument when it was forked before the daemon held the root (worker-fork.ts preforkWorker): it waits for `open`. */
 export const PREFORKED = '--preforked';

@@ -255,7 +255,7 @@ class Worker {
 async function main(): Promise<void> {
   const root = process.argv[2];
   if (root && process.send && process.argv[3] === PREFORKED) {
-    // forked before the daemon held the root (worker-host.ts preforkWorker): load the runtime's code
+    // forked before the daemon held the root (worker-fork.ts preforkWorker): load the runtime's code
     // now, open nothing until the daemon says `open`; a daemon that goes instead takes this process along
     process.on('disconnect', () => process.exit(process.exitCode ?? 0));
     import('../root/runtime.js').catch(() => undefined); // Worker.open imports it again and reports what fails
