@@ -36,7 +36,9 @@
  *     worker's own peak while it ran the jobs is reported beside it;
  *   - where the time goes: per job in the session worker (from the daemon's
  *     own "finished" log lines; jobs overlap by a hand-over, so these do not
- *     add up to the wall time).
+ *     add up to the wall time), and the CPU time per job of the worker (the
+ *     runs and their memory ingest) and of the daemon over each burst, from
+ *     /proc: the figure a loaded machine moves least.
  * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -85,8 +87,8 @@ class LineCounter {
   constructor(private readonly what: string) {}
   count = 0;
   private waiters: { n: number; ok: () => void }[] = [];
-  seen(): void {
-    this.count++;
+  seen(n = 1): void {
+    this.count += n;
     this.waiters = this.waiters.filter((w) => (this.count >= w.n ? (w.ok(), false) : true));
   }
   async waitFor(n: number, timeoutMs: number): Promise<void> {
@@ -107,6 +109,13 @@ function rssMb(pid: number): { total: number; anon: number; file: number; peak: 
     return m ? Number(m[1]) / 1024 : NaN;
   };
   return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
+}
+
+/** CPU milliseconds a process has used (user + system), from /proc (clock ticks of 10 ms, Linux's USER_HZ). */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The daemon's session worker process, from /proc, or undefined when none runs. */
@@ -224,8 +233,10 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     let daemonCpuMs = NaN;
     const finished = new LineCounter('finished');
     const workerStops = new LineCounter('worker_stopped');
+    const ingested = new LineCounter('ingested sessions');
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"event":"worker_stopped"')) workerStops.seen();
+      if (line.includes('"event":"ingested"')) ingested.seen((JSON.parse(line) as { sessions: number }).sessions);
       if (line.includes('"event":"worker_ready"')) {
         const w = JSON.parse(line) as { spawn_to_ready_ms: number; cpu_ms: number };
         workerStartMs.push(w.spawn_to_ready_ms);
@@ -244,6 +255,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     const firstMs: number[] = [];
     const rates: number[] = [];
     const perJobMs: number[] = [];
+    const workerCpuPerJob: number[] = [];
+    const daemonCpuPerJob: number[] = [];
     let workerPeak = NaN;
     for (let round = 0; round < ROUNDS; round++) {
       // each burst starts on a new worker: wait for the last one to idle out
@@ -257,14 +270,21 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       const done = finished.count + JOBS;
       inRuntimeMs = 0;
       counting = true;
+      // CPU of both processes over the burst and its ingest (the warm-up job's ingest is done first)
+      // (a failed ingest logs no "ingested" line: the CPU rows then say NaN, the rest stands)
+      const ingestedBefore = await ingested.waitFor(done - JOBS, 30_000).then(() => true, () => false);
+      const workerPid = workerOf(child.pid!);
+      const [w0, d0] = [cpuMsOf(workerPid), cpuMsOf(child.pid)];
       const s0 = performance.now();
       for (let i = 0; i < JOBS; i++) drop(inbox, job);
       await finished.waitFor(done, 300_000);
       rates.push(JOBS / ((performance.now() - s0) / 1000));
       counting = false;
       perJobMs.push(inRuntimeMs / JOBS);
+      const ingestedAfter = await ingested.waitFor(done, 30_000).then(() => true, () => false);
+      workerCpuPerJob.push(ingestedBefore && ingestedAfter ? (cpuMsOf(workerPid) - w0) / JOBS : NaN);
+      daemonCpuPerJob.push(ingestedBefore && ingestedAfter ? (cpuMsOf(child.pid) - d0) / JOBS : NaN);
       // the session worker's peak, read before it exits
-      const workerPid = workerOf(child.pid!);
       if (workerPid) workerPeak = Math.max(Number.isNaN(workerPeak) ? 0 : workerPeak, rssMb(workerPid).peak);
     }
 
@@ -300,6 +320,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((rate / median(alone)).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
       { group: 'daemon', name: 'a new folder and file in the bench folder', value: Math.round(createUs), unit: 'µs', note: `${BENCH_DIR}: what a claim pays there now; much more in the minutes after mass deletions (see README)` },
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
+      { group: 'daemon', name: 'CPU per job: the session worker', value: round1(median(workerCpuPerJob)), unit: 'ms', note: `the burst and its memory ingest, by /proc's CPU clock (10 ms ticks); median of ${ROUNDS} (${workerCpuPerJob.map(round1).join(', ')})` },
+      { group: 'daemon', name: 'CPU per job: the daemon', value: round1(median(daemonCpuPerJob)), unit: 'ms', note: `intake, claims, hand-over, result.json; median of ${ROUNDS} (${daemonCpuPerJob.map(round1).join(', ')})` },
       { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 50; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: round1(rss.file), unit: 'MB', note: 'shared with other processes' },
