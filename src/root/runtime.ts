@@ -8,6 +8,11 @@
  * stat of the folders), so a provider dropped into `manifests/providers/`
  * serves the next job. A broken manifest never stops a running daemon: the
  * last good set stays in force and the error (file, key, fix) is logged.
+ *
+ * Opening reads and checks the manifests; warming (`warm()`) loads the code a
+ * session runs on (session-path.ts) and, after a deferred open, compiles the
+ * schemas. `open` warms before it returns unless asked not to (`deferWarm`:
+ * the session worker, which says ready in between); every session awaits it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
