@@ -6,9 +6,13 @@
  *     (goal ≤ 0.5 s, issue 24), observed by a bound unix datagram socket, as
  *     systemd would; beside it a bare `node -e 0` (spawn to exit, same flags,
  *     median of 5) in the same run, since on a loaded machine only the two
- *     together say something;
+ *     together say something; and the CPU time the daemon and its first
+ *     worker had used when each said ready (their own `cpu_ms`), beside the
+ *     CPU a bare node uses to start: on a shared machine the CPU time moves
+ *     far less than the clock;
  *   - the session worker's cold start: fork to its `ready` message (goal
- *     < 300 ms), from the daemon's worker_ready log lines, one per burst;
+ *     < 300 ms), from the daemon's worker_ready log lines, one per burst,
+ *     by the clock and by the worker's CPU time;
  *   - throughput: 200 copies of examples/jobs/why-is-the-disk-full.json
  *     renamed into the inbox at once, timed from the first drop to the last
  *     result.json (goal ≥ 200 jobs/s, every fact durable — the daemon and
@@ -32,7 +36,9 @@
  *     worker's own peak while it ran the jobs is reported beside it;
  *   - where the time goes: per job in the session worker (from the daemon's
  *     own "finished" log lines; jobs overlap by a hand-over, so these do not
- *     add up to the wall time).
+ *     add up to the wall time), and the CPU time per job of the worker (the
+ *     runs and their memory ingest) and of the daemon over each burst, from
+ *     /proc: the figure a loaded machine moves least.
  * Needs `npm run build` (dist/src/cli/main.js) and python3 (the notify receiver).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -81,8 +87,8 @@ class LineCounter {
   constructor(private readonly what: string) {}
   count = 0;
   private waiters: { n: number; ok: () => void }[] = [];
-  seen(): void {
-    this.count++;
+  seen(n = 1): void {
+    this.count += n;
     this.waiters = this.waiters.filter((w) => (this.count >= w.n ? (w.ok(), false) : true));
   }
   async waitFor(n: number, timeoutMs: number): Promise<void> {
@@ -103,6 +109,13 @@ function rssMb(pid: number): { total: number; anon: number; file: number; peak: 
     return m ? Number(m[1]) / 1024 : NaN;
   };
   return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), peak: kb('VmHWM') };
+}
+
+/** CPU milliseconds a process has used (user + system), from /proc (clock ticks of 10 ms, Linux's USER_HZ). */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The daemon's session worker process, from /proc, or undefined when none runs. */
@@ -135,6 +148,16 @@ function bareNodeStartMs(times = 5): number {
     const t0 = performance.now();
     execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', '0']);
     ms.push(performance.now() - t0);
+  }
+  return median(ms);
+}
+
+/** Median CPU milliseconds a bare node with the daemon's flags has used when its script starts: node's own start-up. */
+function bareNodeCpuMs(times = 5): number {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const out = execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', 'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))'], { encoding: 'utf8' });
+    ms.push(Number(out));
   }
   return median(ms);
 }
@@ -206,11 +229,20 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     let inRuntimeMs = 0;
     let counting = false;
     const workerStartMs: number[] = [];
+    const workerCpuMs: number[] = [];
+    let daemonCpuMs = NaN;
     const finished = new LineCounter('finished');
     const workerStops = new LineCounter('worker_stopped');
+    const ingested = new LineCounter('ingested sessions');
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"event":"worker_stopped"')) workerStops.seen();
-      if (line.includes('"event":"worker_ready"')) workerStartMs.push((JSON.parse(line) as { spawn_to_ready_ms: number }).spawn_to_ready_ms);
+      if (line.includes('"event":"ingested"')) ingested.seen((JSON.parse(line) as { sessions: number }).sessions);
+      if (line.includes('"event":"worker_ready"')) {
+        const w = JSON.parse(line) as { spawn_to_ready_ms: number; cpu_ms: number };
+        workerStartMs.push(w.spawn_to_ready_ms);
+        workerCpuMs.push(w.cpu_ms);
+      }
+      if (line.includes('"event":"ready"')) daemonCpuMs = (JSON.parse(line) as { cpu_ms: number }).cpu_ms;
       if (!line.includes('"event":"finished"')) return;
       if (counting) inRuntimeMs += (JSON.parse(line) as { run_ms: number }).run_ms;
       finished.seen();
@@ -218,10 +250,13 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     await rx.waitFor(/^READY=1/m);
     const readyMs = performance.now() - t0;
     const bareMs = bareNodeStartMs();
+    const bareCpu = bareNodeCpuMs();
 
     const firstMs: number[] = [];
     const rates: number[] = [];
     const perJobMs: number[] = [];
+    const workerCpuPerJob: number[] = [];
+    const daemonCpuPerJob: number[] = [];
     let workerPeak = NaN;
     for (let round = 0; round < ROUNDS; round++) {
       // each burst starts on a new worker: wait for the last one to idle out
@@ -235,14 +270,21 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       const done = finished.count + JOBS;
       inRuntimeMs = 0;
       counting = true;
+      // CPU of both processes over the burst and its ingest (the warm-up job's ingest is done first)
+      // (a failed ingest logs no "ingested" line: the CPU rows then say NaN, the rest stands)
+      const ingestedBefore = await ingested.waitFor(done - JOBS, 30_000).then(() => true, () => false);
+      const workerPid = workerOf(child.pid!);
+      const [w0, d0] = [cpuMsOf(workerPid), cpuMsOf(child.pid)];
       const s0 = performance.now();
       for (let i = 0; i < JOBS; i++) drop(inbox, job);
       await finished.waitFor(done, 300_000);
       rates.push(JOBS / ((performance.now() - s0) / 1000));
       counting = false;
       perJobMs.push(inRuntimeMs / JOBS);
+      const ingestedAfter = await ingested.waitFor(done, 30_000).then(() => true, () => false);
+      workerCpuPerJob.push(ingestedBefore && ingestedAfter ? (cpuMsOf(workerPid) - w0) / JOBS : NaN);
+      daemonCpuPerJob.push(ingestedBefore && ingestedAfter ? (cpuMsOf(child.pid) - d0) / JOBS : NaN);
       // the session worker's peak, read before it exits
-      const workerPid = workerOf(child.pid!);
       if (workerPid) workerPeak = Math.max(Number.isNaN(workerPeak) ? 0 : workerPeak, rssMb(workerPid).peak);
     }
 
@@ -267,7 +309,9 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     return [
       { group: 'daemon', name: 'spawn to READY=1', value: Math.round(readyMs), unit: 'ms', note: `goal <= 500; a bare \`node -e 0\` took ${Math.round(bareMs)} ms in this run` },
       { group: 'daemon', name: 'a bare `node -e 0`, spawn to exit', value: Math.round(bareMs), unit: 'ms', note: `the floor of any start on this machine now; same node flags, median of 5` },
+      { group: 'daemon', name: 'spawn to READY=1, CPU: the daemon + its first worker', value: Math.round(daemonCpuMs + workerCpuMs[0]!), unit: 'ms', note: `daemon ${Math.round(daemonCpuMs)} + worker ${workerCpuMs[0]} ms CPU (each from its process start, in parallel after the fork); a bare node's start: ${round1(bareCpu)} ms CPU, this run` },
       { group: 'daemon', name: 'session worker cold start (fork to ready)', value: Math.round(median(workerStartMs)), unit: 'ms', note: `goal < 300; median of ${workerStartMs.length} new workers (${range(workerStartMs)}); bare node ${Math.round(bareMs)} ms` },
+      { group: 'daemon', name: 'session worker cold start, CPU', value: Math.round(median(workerCpuMs)), unit: 'ms', note: `its CPU time from process start to ready, median of ${workerCpuMs.length} (${range(workerCpuMs)}); a bare node's start: ${round1(bareCpu)} ms CPU, this run (ratio ${(median(workerCpuMs) / bareCpu).toFixed(1)})` },
       { group: 'daemon', name: 'first job on a fresh daemon', value: Math.round(firstMs[0]!), unit: 'ms', note: 'one-time costs included' },
       { group: 'daemon', name: 'first job after the session worker idled out', value: Math.round(median(firstMs.slice(1))), unit: 'ms', note: 'a new worker starts for it' },
       { group: 'daemon', name: `end-to-end throughput, ${JOBS} example jobs`, value: round1(rate), unit: 'jobs/s', note: `goal >= 2x the Python picoharness${peer.ok ? '' : ` (${peer.why})`}; median of ${ROUNDS} bursts (${range(rates)}), each on a new worker after a warm-up job` },
@@ -276,6 +320,8 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'daemon throughput / the runtime alone', value: Number((rate / median(alone)).toFixed(2)), unit: 'ratio', note: 'what the inbox, claims, worker hand-over and results cost' },
       { group: 'daemon', name: 'a new folder and file in the bench folder', value: Math.round(createUs), unit: 'µs', note: `${BENCH_DIR}: what a claim pays there now; much more in the minutes after mass deletions (see README)` },
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
+      { group: 'daemon', name: 'CPU per job: the session worker', value: round1(median(workerCpuPerJob)), unit: 'ms', note: `the burst and its memory ingest, by /proc's CPU clock (10 ms ticks); median of ${ROUNDS} (${workerCpuPerJob.map(round1).join(', ')})` },
+      { group: 'daemon', name: 'CPU per job: the daemon', value: round1(median(daemonCpuPerJob)), unit: 'ms', note: `intake, claims, hand-over, result.json; median of ${ROUNDS} (${daemonCpuPerJob.map(round1).join(', ')})` },
       { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 50; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: round1(rss.file), unit: 'MB', note: 'shared with other processes' },

@@ -9,15 +9,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger } from '../base/log.js';
-import { runDaemon } from '../daemon/loop.js';
 import { heldBy, lockOwner } from '../daemon/lock.js';
 import { daemonPaths } from '../daemon/paths.js';
+import { dropPreforked, preforkWorker } from '../daemon/worker-fork.js';
 import { parse, rootOf, rootOption, UsageError } from './args.js';
-import { loadSettings, SETTINGS_FILE } from '../daemon/settings.js';
 import type { Logger } from 'pino';
 import type { DaemonObserver } from '../daemon/observer.js';
-import { retentionTask } from '../retention/idle-task.js';
+
+const SETTINGS_FILE = 'settings.json';
 
 const USAGE = `pico daemon [--root DIR] [--init] [--grace-ms MS] [--worker-idle-ms MS] [--listen ADDR]
   Watches DIR/sessions/inbox/ and runs job files one at a time, in a session worker process.
@@ -44,12 +43,26 @@ export async function main(argv: string[]): Promise<number> {
   // takeLock still decides a race between two starting at once
   const owner = await lockOwner(daemonPaths(root));
   if (owner !== null) throw heldBy(daemonPaths(root), owner);
+  // the session worker starts now and loads its code while this process loads the daemon's (issue 24:
+  // READY waits for both); it opens the root only once the daemon holds the lock (worker-host.ts)
+  preforkWorker(root);
+  try {
+    return await serve(root, values.init === true, values.listen, graceMs, workerIdleMs);
+  } finally {
+    dropPreforked(); // not taken: the daemon stopped before it started a worker
+  }
+}
+
+async function serve(root: string, init: boolean, listenFlag: string | undefined, graceMs: number | undefined, workerIdleMs: number | undefined): Promise<number> {
+  const [{ createLogger }, { runDaemon }, { loadSettings }, { retentionTask }] = await Promise.all([
+    import('../base/log.js'), import('../daemon/loop.js'), import('../daemon/settings.js'), import('../retention/idle-task.js'),
+  ]);
   // pico init on first start: a root that is not one yet (no manifests/) gets the shipped defaults
-  const made = values.init && !existsSync(join(root, 'manifests')) ? (await import('../root/init.js')).initRoot(root) : null;
+  const made = init && !existsSync(join(root, 'manifests')) ? (await import('../root/init.js')).initRoot(root) : null;
   const settings = loadSettings(root).settings; // a SettingsError names the file and the fix (main.ts: exit 3)
   const log = createLogger({ to: 'stdout', level: settings.log_level });
   if (made) log.info({ event: 'root_initialised', root, files: made.created.length }, `made the root ${root} with pico init (${made.created.length} shipped files copied)`);
-  const listen = values.listen ?? settings.listen;
+  const listen = listenFlag ?? settings.listen;
   // the API and prom-client are loaded only when asked for: the idle daemon stays small
   const api = listen ? await startListening(root, listen, log) : null;
   const retention = retentionTask(root, settings.gc, log); // settings.json "gc"; loads src/retention/gc.ts only when due

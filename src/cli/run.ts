@@ -23,7 +23,7 @@ import { decodeUtf8Strict } from '../base/utf8.js';
 import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runProgress } from './progress-view.js';
-import { openRealMemory } from '../daemon/seams.js';
+import { openRealMemory } from '../daemon/memory-seam.js';
 
 const USAGE = 'pico run JOB.json [--root DIR] [--json]';
 

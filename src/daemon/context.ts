@@ -65,6 +65,8 @@ export class DaemonContext {
   /** closed in reverse order at teardown (loop.ts) */
   readonly closers: { name: string; close: () => unknown }[] = [];
   runtime: SessionRunner | null = null;
+  /** the root turned out broken after the worker said ready (startup.ts): the daemon stops with exit 3 */
+  broken: Error | null = null;
   /** finished sessions not yet ingested into memory */
   readonly ingest = new IngestBatch();
   private wakeUp: (() => void) | null = null;

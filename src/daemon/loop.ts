@@ -87,6 +87,7 @@ async function run(d: DaemonContext): Promise<number> {
   try {
     await start(d, notifier);
     await serve(d, notifier);
+    if (d.broken) throw d.broken;
   } catch (err) {
     d.log.fatal({ err, event: 'failed' }, `daemon stopped: ${(err as Error).message}`);
     const name = err instanceof WorkerStartError ? err.workerErrorName : (err as Error).name;

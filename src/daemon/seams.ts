@@ -7,15 +7,11 @@
  * daemon stays small while idle (goal: idle RSS ≤ 60 MB) and a native crash
  * in a provider cannot take it down. The daemon needs only the surface
  * below; tests pass their own implementation through DaemonOptions.
- * `openRealMemory` is the worker's: memory ingest runs in the process that
- * runs sessions, between jobs (design §8). If memory cannot be opened, the
- * worker logs at warn and keeps running jobs (memory is derived and
- * rebuildable).
+ * The worker's side of memory is in memory-seam.ts (the worker does not load this host side).
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RunOutcome, StepProgress } from './worker-protocol.js';
-import { DEFAULT_WORKER_IDLE_MS, WorkerHost } from './worker-host.js';
+import { DEFAULT_WORKER_IDLE_MS, WorkerHost, type WorkerStartError } from './worker-host.js';
 
 export type SessionOutcome = RunOutcome;
 
@@ -38,37 +34,14 @@ export interface SessionRunner {
   close(): Promise<void>;
 }
 
-/** What the worker needs of memory (src/memory/index.ts implements it). */
-export interface MemoryHook {
-  ingestSessions(sessionDirs: readonly string[]): unknown;
-  close?(): unknown;
-}
-
 /** Start the session worker for `root`; resolves once it has opened the runtime (throws WorkerStartError if it cannot). */
-export async function openRealRuntime(root: string, log: Logger, o: { pidFile: string; idleMs?: number; onWorker?: (pid: number | null) => void }): Promise<SessionRunner> {
+export async function openRealRuntime(
+  root: string, log: Logger,
+  o: { pidFile: string; idleMs?: number; onWorker?: (pid: number | null) => void; onBroken?: (err: WorkerStartError) => void },
+): Promise<SessionRunner> {
   const host = new WorkerHost({ root, log, pidFile: o.pidFile, idleMs: o.idleMs ?? DEFAULT_WORKER_IDLE_MS });
   if (o.onWorker) host.onChange = o.onWorker;
+  if (o.onBroken) host.onBroken = o.onBroken;
   await host.start();
   return host;
-}
-
-// Held in a list of variables: memory is optional, so its module is resolved at run time
-// and the worker still starts (without ingest) when the module is absent or broken.
-const MEMORY_MODULES = ['../memory/index.js', '../memory/memory-index.js'];
-
-/** Open the episodic memory index, or null (logged at warn) when it cannot be opened. */
-export async function openRealMemory(root: string, log: Logger): Promise<MemoryHook | null> {
-  let lastErr: unknown = null;
-  for (const spec of MEMORY_MODULES) {
-    try {
-      const mod = (await import(spec)) as { MemoryIndex?: { open(path: string): MemoryHook | Promise<MemoryHook> } };
-      if (!mod.MemoryIndex) continue;
-      return await mod.MemoryIndex.open(join(root, 'memory', 'episodic.db'));
-    } catch (err) {
-      lastErr = err;
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') break;
-    }
-  }
-  log.warn({ err: lastErr }, `memory index unavailable (${(lastErr as Error | undefined)?.message ?? 'no reason given'}); jobs still run, and their sessions can be ingested into memory later`);
-  return null;
 }

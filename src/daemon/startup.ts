@@ -63,7 +63,15 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
     d.status.update((s) => (s.worker = { pid }));
     d.observe((o) => o.worker?.(pid));
   };
-  const opening = (d.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: d.paths.worker, idleMs: d.opts.workerIdleMs, onWorker })))(d.paths.root, d.log);
+  // a worker's warm-up (after its ready) can still find a schema that does not compile: the daemon stops, exit 3
+  const onBroken = (err: Error): void => {
+    if (d.broken) return;
+    d.broken = err;
+    d.notifier?.send({ STOPPING: '1', STATUS: 'stopping: the manifests do not load' });
+    d.stop.abort();
+    d.wake();
+  };
+  const opening = (d.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: d.paths.worker, idleMs: d.opts.workerIdleMs, onWorker, onBroken })))(d.paths.root, d.log);
   opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
   await recover(d);
   phase('recovery_ms');
@@ -79,10 +87,11 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   d.status.update((s) => (s.state = d.stop.signal.aborted ? 'stopping' : 'running'));
   await d.status.flush();
   notifier.send({ READY: '1', STATUS: d.statusLine() });
+  const cpu = process.cpuUsage();
   // a ping proves the event loop turns; a loop blocked by synchronous work stops pinging and systemd restarts us
   const dog = notifier.startWatchdog(() => true);
   d.log.info(
-    { event: 'ready', root: d.paths.root, startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
+    { event: 'ready', root: d.paths.root, startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
     `picoharness daemon ready on ${d.paths.root}; drop job files into ${d.paths.inbox}`,
   );
 }

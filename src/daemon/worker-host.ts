@@ -22,14 +22,16 @@
  * shutdown, a hung exit) is killed with its whole process tree: the running
  * step's tool and everything it started (proc-tree.ts).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { processIdentity, stillRunning } from './proc.js';
 import { killTree, sweepWorkDirs } from './proc-tree.js';
 import { KEEP_LAST_GOOD, type FromWorker, type RunOutcome, type StepProgress, type ToWorker } from './worker-protocol.js';
+import { forkWorker, takePreforked } from './worker-fork.js';
+
+export { workerEnv, workerExecArgv } from './worker-fork.js';
 
 export const DEFAULT_WORKER_IDLE_MS = 15_000;
 /** How long a worker may take to close after `exit` before it is killed. */
@@ -52,33 +54,6 @@ export class WorkerDied extends Error {
   constructor(readonly how: string, readonly begun: boolean) {
     super(`the session worker died (${how})`);
   }
-}
-
-/** dist/src/daemon/worker.js (the compiled file beside this one, or the build output when run from sources). */
-function workerScript(): string {
-  for (const rel of ['./worker.js', '../../dist/src/daemon/worker.js']) {
-    const p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(p)) return p;
-  }
-  throw new Error('src/daemon/worker.js not found; run `npm run build` first');
-}
-
-/**
- * The daemon runs with V8 flags that keep it small (systemd/picoharness.service: lite mode,
- * which needs wasm off, and a 1 MB young generation); they would slow the worker, which runs the jobs and exits when idle,
- * so it gets the daemon's other flags without them.
- */
-const DAEMON_ONLY_FLAGS = ['--lite-mode', '--no-expose-wasm', '--max-semi-space-size'];
-
-/** The daemon's environment without systemd's notify and watchdog variables: only the daemon talks to systemd. */
-export function workerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const k of ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID']) delete out[k];
-  return out;
-}
-
-export function workerExecArgv(execArgv: readonly string[]): string[] {
-  return execArgv.filter((a) => !DAEMON_ONLY_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
 }
 
 interface Live {
@@ -131,6 +106,8 @@ export class WorkerHost {
   private served = false;
   /** called whenever the worker starts or stops (for the status file) */
   onChange: (pid: number | null) => void = () => undefined;
+  /** called when a worker that said ready finds the root broken after all (the daemon stops, exit 3) */
+  onBroken: (err: WorkerStartError) => void = () => undefined;
 
   constructor(private readonly opts: WorkerHostOptions) {}
 
@@ -259,6 +236,9 @@ export class WorkerHost {
       case 'ready':
       case 'fatal':
         if (this.readyWaiter?.live === live) this.readyWaiter.resolve(m);
+        // after ready: its warm-up found a schema that does not compile (worker.ts); it exits, and
+        // the runs handed to it, none begun, fail with WorkerDied when it has
+        else if (m.t === 'fatal') this.onBroken(new WorkerStartError(m.message, m.name));
         return;
       case 'signalled':
         live.retiring = true;
@@ -335,16 +315,9 @@ export class WorkerHost {
   private async spawn(): Promise<Live> {
     if (this.live) await this.live.exited; // one that is on its way out
     await this.killSurvivor();
-    const t0 = performance.now();
-    const child = fork(workerScript(), [this.opts.root, ...(this.served ? [KEEP_LAST_GOOD] : [])], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: workerEnv(this.opts.env ?? process.env),
-      serialization: 'json',
-      execArgv: workerExecArgv(process.execArgv),
-    });
-    const exited = new Promise<string>((resolve) => {
-      child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));
-    });
+    // the first worker may have been forked already (preforkWorker): it opens the root only now
+    const pre = this.served ? null : takePreforked(this.opts.root);
+    const { child, exited, t0 } = pre ?? forkWorker(this.opts.root, this.served ? [KEEP_LAST_GOOD] : [], this.opts.env ?? process.env);
     const live: Live = { child, ready: false, exiting: false, retiring: false, exited };
     this.live = live;
     child.on('message', (m: FromWorker) => this.onMessage(live, m));
@@ -358,7 +331,10 @@ export class WorkerHost {
       this.opts.log.warn({ event: 'worker_record', err: (err as Error).message }, `could not record the session worker in ${this.opts.pidFile}; a daemon killed now would leave it for the next one to find by its IPC channel closing`);
     }
     this.onChange(child.pid ?? null);
-    const first = await new Promise<FromWorker>((resolve) => (this.readyWaiter = { live, resolve }));
+    const first = await new Promise<FromWorker>((resolve) => {
+      this.readyWaiter = { live, resolve };
+      if (pre) this.post(live, { t: 'open' });
+    });
     this.readyWaiter = null;
     if (first.t === 'fatal') {
       await exited;
@@ -367,7 +343,7 @@ export class WorkerHost {
     live.ready = true;
     this.served = true;
     const m = first as Extract<FromWorker, { t: 'ready' }>;
-    this.opts.log.info({ event: 'worker_ready', worker: child.pid, memory: m.memory, startup_ms: m.startup_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
+    this.opts.log.info({ event: 'worker_ready', worker: child.pid, preforked: pre !== null, startup_ms: m.startup_ms, cpu_ms: m.cpu_ms, spawn_to_ready_ms: Math.round(performance.now() - t0) }, `session worker ${child.pid} ready`);
     return live;
   }
   /** Kill tool runs of this root that no worker owns any more (called only while none runs). */

@@ -22,7 +22,9 @@ export type ToWorker =
   | { t: 'stop' }
   | { t: 'ingest'; seq: number; dirs: string[] }
   /** close the runtime and memory and exit 0 */
-  | { t: 'exit' };
+  | { t: 'exit' }
+  /** a preforked worker (PREFORKED) may open the root now: the daemon holds its lock */
+  | { t: 'open' };
 
 /** The part of a ledger event the daemon logs and shows as progress. */
 export interface StepProgress {
@@ -59,12 +61,16 @@ export interface RunOutcome {
 
 /** Worker → daemon. Every `run` is answered by exactly one of done, failed or cancelled. */
 export type FromWorker =
-  | { t: 'ready'; memory: boolean; startup_ms: number }
+  /** startup_ms: opening the runtime, by the clock; cpu_ms: the process's CPU time from its start to here (node's own start included) */
+  | { t: 'ready'; startup_ms: number; cpu_ms: number }
   /** the worker got SIGTERM/SIGINT itself: it takes no more runs and waits for `exit` */
   | { t: 'signalled'; signal: string }
   | { t: 'begin'; id: string }
   | { t: 'cancelled'; id: string }
-  /** the runtime could not open (e.g. a broken manifest); the worker exits after sending this */
+  /**
+   * the runtime could not open (e.g. a broken manifest); the worker exits after sending this. It may
+   * follow `ready`: a schema that does not compile is found by the warm-up after it (worker.ts)
+   */
   | { t: 'fatal'; name: string; message: string }
   | { t: 'progress'; id: string; e: StepProgress }
   | { t: 'done'; id: string; result: RunOutcome }
@@ -78,3 +84,5 @@ export type FromWorker =
 export const WORKER_EXIT_BROKEN_ROOT = 3;
 /** The worker's second argument when an earlier worker of this daemon served: broken manifests fall back to the last good set. */
 export const KEEP_LAST_GOOD = '--keep-last-good';
+/** The worker's second argument when it was forked before the daemon held the root (worker-fork.ts preforkWorker): it waits for `open`. */
+export const PREFORKED = '--preforked';

@@ -2,8 +2,11 @@
  * The session worker: the one process that runs providers (design P5).
  *
  * Forked by the daemon (worker-host.ts) with an IPC channel and the root as
- * its argument. It opens the runtime and memory, says `ready`, then handles
- * the daemon's messages strictly in order: runs sessions one at a time and
+ * its argument. It reads the manifests and says `ready`, then warms up —
+ * compiles every schema (one that does not compile is `fatal` now, as a
+ * broken manifest is before `ready`, and the daemon stops on it), loads the
+ * code a session runs on, opens memory — and only then handles the daemon's
+ * messages, strictly in order: runs sessions one at a time and
  * ingests finished ones into memory between them. It holds everything heavy
  * — the runtime, the adapters, a loaded model, SQLite — so the daemon that
  * watches the inbox stays small; an idle daemon lets its worker go and gives
@@ -24,12 +27,12 @@ import type { Logger } from 'pino';
 import { terminalWatch } from './terminal.js';
 import { createLogger } from '../base/log.js';
 import { loadSettings } from './settings.js';
-import { openRealMemory, type MemoryHook } from './seams.js';
+import { openRealMemory, type MemoryHook } from './memory-seam.js';
 import { join } from 'node:path';
 import { daemonPaths, sessionFiles } from './paths.js';
 import { ProgressWriter } from '../progress/side-file.js';
 import { bounded, REASON_CHARS } from '../progress/steps.js';
-import { KEEP_LAST_GOOD, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
+import { KEEP_LAST_GOOD, PREFORKED, WORKER_EXIT_BROKEN_ROOT, type FromWorker, type ToWorker } from './worker-protocol.js';
 import type { Runtime } from '../root/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../base/storage-error.js';
@@ -71,11 +74,16 @@ class Worker {
   private running: AbortController | null = null;
   private readonly waiting: ToWorker[] = [];
   private busy = false;
+  /** the warm-up after `ready` (false: the root did not open): every message waits for it */
+  private readonly warming: Promise<boolean>;
+  private warmed: (ok: boolean) => void = () => undefined;
   /** set by a signal of its own: runs still waiting or arriving are cancelled (the daemon replaces this worker) */
   private refusing = false;
   private signals = 0;
 
-  constructor(private readonly root: string, private readonly log: Logger, private readonly keepLastGood: boolean) {}
+  constructor(private readonly root: string, private readonly log: Logger, private readonly keepLastGood: boolean) {
+    this.warming = new Promise((ok) => (this.warmed = ok));
+  }
 
   async open(): Promise<void> {
     const t0 = performance.now();
@@ -83,17 +91,36 @@ class Worker {
       const { openRuntime } = await import('../root/runtime.js');
       // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
       const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
-      this.runtime = await openRuntime(this.root, { log: this.log, lastGood });
+      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true });
     } catch (err) {
-      const e = err as Error;
-      send({ t: 'fatal', name: e.name, message: e.message }, true);
-      process.exitCode = e.name === 'ManifestError' ? WORKER_EXIT_BROKEN_ROOT : 1;
-      process.disconnect?.();
-      return;
+      this.warmed(false);
+      return this.fatal(err as Error);
+    }
+    const cpu = process.cpuUsage();
+    send({ t: 'ready', startup_ms: Math.round(performance.now() - t0), cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }, true);
+    this.warmed(await this.warm());
+  }
+
+  /** After `ready`: compile the schemas and load the session code (runtime.warm), open memory; false when the root turned out broken. */
+  private async warm(): Promise<boolean> {
+    const t0 = performance.now();
+    try {
+      await this.runtime!.warm();
+    } catch (err) {
+      this.fatal(err as Error);
+      return false;
     }
     this.memory = await openRealMemory(this.root, this.log);
-    send({ t: 'ready', memory: this.memory !== null, startup_ms: Math.round(performance.now() - t0) }, true);
+    this.log.debug({ event: 'worker_warm', memory: this.memory !== null, warm_ms: Math.round(performance.now() - t0) }, 'session worker warmed up');
     void this.reportWorld();
+    return true;
+  }
+
+  /** The root does not open: say why (a ManifestError names the files and fixes) and leave. */
+  private fatal(e: Error): void {
+    send({ t: 'fatal', name: e.name, message: e.message }, true);
+    process.exitCode = e.name === 'ManifestError' ? WORKER_EXIT_BROKEN_ROOT : 1;
+    process.disconnect?.();
   }
 
   /** Probe the execution world once ready and leave what it found for `pico status`. */
@@ -110,6 +137,7 @@ class Worker {
   }
 
   onMessage(m: ToWorker): void {
+    if (m.t === 'open') return; // a preforked worker's: main() took it
     if (m.t === 'stop') return this.stop(this.signals > 0);
     if (m.t === 'cancel') {
       const i = this.waiting.findIndex((w) => w.t === 'run' && w.id === m.id);
@@ -148,6 +176,7 @@ class Worker {
     if (this.busy) return;
     this.busy = true;
     try {
+      if (!(await this.warming)) return;
       for (let m = this.waiting.shift(); m; m = this.waiting.shift()) {
         if (m.t === 'run') await this.run(m.id, m.close, m.cancelled);
         else if (m.t === 'ingest') await this.ingest(m.seq, m.dirs);
@@ -225,6 +254,14 @@ class Worker {
 
 async function main(): Promise<void> {
   const root = process.argv[2];
+  if (root && process.send && process.argv[3] === PREFORKED) {
+    // forked before the daemon held the root (worker-fork.ts preforkWorker): load the runtime's code
+    // now, open nothing until the daemon says `open`; a daemon that goes instead takes this process along
+    process.on('disconnect', () => process.exit(process.exitCode ?? 0));
+    import('../root/runtime.js').catch(() => undefined); // Worker.open imports it again and reports what fails
+    const m = await new Promise<ToWorker>((ok) => process.once('message', ok));
+    if (m.t !== 'open') return void process.disconnect();
+  }
   const log = createLogger({ to: 'stdout', level: workerLevel(root) }).child({ component: 'worker' });
   if (!root || !process.send) {
     log.fatal('the session worker is started by `pico daemon`, not by hand');

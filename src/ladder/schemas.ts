@@ -10,8 +10,9 @@
  * does not fetch remote `$ref`s: a schema is one self-contained file.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalDigest } from './canonical.js';
 import { describeErrors, type CheckFailure } from './errors.js';
 import type { SchemaHandle } from './types.js';
@@ -31,6 +32,9 @@ interface Compiled {
   hasExtractive: boolean;
 }
 
+// Ajv (CommonJS) is required at the first compilation, not imported: a session worker reads its
+// manifests and says ready before it compiles a schema (issue 24, root/runtime.ts warm()).
+const requireAjv = createRequire(import.meta.url);
 const registry = new Map<string, Compiled>();
 const ajvs = new Map<string, AnyAjv>();
 
@@ -47,7 +51,7 @@ function ajvFor(draft: Draft, allErrors: boolean): AnyAjv {
     // no pass over the generated code (code.optimize): it took two fifths of compiling a schema,
     // which a new worker does for every manifest schema, and the validators ran no faster for it
     const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const, validateSchema: !allErrors, code: { optimize: false } };
-    ajv = draft === '2020' ? new Ajv2020(opts) : new Ajv(opts);
+    ajv = draft === '2020' ? new (requireAjv('ajv/dist/2020') as { Ajv2020: typeof Ajv2020 }).Ajv2020(opts) : new (requireAjv('ajv') as { Ajv: typeof Ajv }).Ajv(opts);
     ajv.addKeyword({ keyword: 'x-extractive', schemaType: 'boolean' });
     ajvs.set(key, ajv);
   }

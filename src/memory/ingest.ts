@@ -48,6 +48,12 @@ export class Ingestor {
   private readonly s: IngestStatements;
   /** composition hash -> provider id -> identity digest; compositions are few and never change */
   private readonly digests = new Map<string, Record<string, string>>();
+  /**
+   * Composition documents by their text, each parsed once with its hash computed once: the
+   * sessions of a burst share one composition, and hashing its canonical form for each of them
+   * cost the session worker more than running the session had (issue 24). Few and bounded.
+   */
+  private readonly documents = new Map<string, { doc: Composition; hash: string | null }>();
 
   constructor(private readonly db: Database.Database) {
     this.s = prepareIngest(db);
@@ -124,7 +130,7 @@ export class Ingestor {
         if (hash === null) return null;
         if (!checked.has(hash)) {
           const c = doc();
-          checked.set(hash, c && compositionHash(c) === hash ? c : null);
+          checked.set(hash, c && this.hashOf(c) === hash ? c : null);
         }
         return checked.get(hash)!;
       };
@@ -154,7 +160,7 @@ export class Ingestor {
       if (!table && !tried) {
         tried = true;
         const doc = document();
-        if (doc && compositionHash(doc) === hash) this.digests.set(hash, (table = providerDigests(doc)));
+        if (doc && this.hashOf(doc) === hash) this.digests.set(hash, (table = providerDigests(doc)));
       }
       if (!table) return null;
       const id = manifestIdOf(provider, Object.keys(table));
@@ -171,12 +177,30 @@ export class Ingestor {
         // a missing document is common (foreign ledgers): asked without a thrown error, which costs
         // more than the read (a tenth of ingest over 5,000 such sessions; issue 24)
         const file = join(sessionDir, COMPOSITION_FILE);
-        doc = statSync(file, { throwIfNoEntry: false }) ? (JSON.parse(readFileSync(file, 'utf8')) as Composition) : null;
+        doc = statSync(file, { throwIfNoEntry: false }) ? this.parsedDocument(readFileSync(file, 'utf8')) : null;
       } catch {
         doc = null; // no document (a foreign or trimmed session): no identity, no trajectory entry
       }
       return doc;
     };
+  }
+
+  /** A composition document's text parsed, the same object for the same text (see `documents`). */
+  private parsedDocument(text: string): Composition {
+    const hit = this.documents.get(text);
+    if (hit) return hit.doc;
+    if (this.documents.size >= 8) this.documents.clear();
+    const doc = JSON.parse(text) as Composition;
+    this.documents.set(text, { doc, hash: null });
+    return doc;
+  }
+
+  /** compositionHash of a document from documentIn, computed once per distinct text. */
+  private hashOf(doc: Composition): string {
+    for (const entry of this.documents.values()) {
+      if (entry.doc === doc) return (entry.hash ??= compositionHash(doc));
+    }
+    return compositionHash(doc);
   }
 
   /** Remove every row a session contributed. */

@@ -16,6 +16,7 @@ import { checkCodeHazards, checkHostView, checkInsideRoot, checkProgram, checkTo
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { compileSchema } from '../ladder/schemas.js';
+import { canonicalDigest } from '../ladder/canonical.js';
 import type { SchemaHandle } from '../ladder/types.js';
 import {
   capabilityManifestSchema, providerManifestSchema, toolManifestSchema,
@@ -77,8 +78,12 @@ export function folderSource(root: string): ManifestSource {
   };
 }
 
-/** Read and check every manifest under `root`; throws ManifestError listing all problems. */
-export function loadRoot(root: string, registry = new Registry(), source: ManifestSource = folderSource(root)): LoadedRoot {
+/**
+ * Read and check every manifest under `root`; throws ManifestError listing all problems. With
+ * `compile: false` the schemas are only read and digested, and compile on first use: the caller
+ * then owns the check that they compile (root/runtime.ts, right after the session worker is ready).
+ */
+export function loadRoot(root: string, registry = new Registry(), source: ManifestSource = folderSource(root), o: { compile?: boolean } = {}): LoadedRoot {
   const issues: ManifestIssue[] = [];
   const docs: LoadedRoot['documents'] = { capabilities: {}, schemas: {}, tools: {}, providers: {} };
   const files: Record<string, string> = {};
@@ -90,7 +95,7 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
     const id = typeof json.$id === 'string' ? json.$id : file.replace(/^.*\//, '').replace(/\.json$/, '');
     if (docs.schemas[id]) issues.push(duplicateId('schema', id, files[`schema:${id}`]!, file));
     try {
-      handles[id] = compileSchema(json, id);
+      handles[id] = o.compile === false ? { id, json, digest: canonicalDigest(json) } : compileSchema(json, id);
       for (const p of checkSentence(json)) issues.push({ file, ...p });
       docs.schemas[id] = json;
       files[`schema:${id}`] = file;

@@ -8,26 +8,23 @@
  * stat of the folders), so a provider dropped into `manifests/providers/`
  * serves the next job. A broken manifest never stops a running daemon: the
  * last good set stays in force and the error (file, key, fix) is logged.
+ *
+ * Opening reads and checks the manifests; warming (`warm()`) loads the code a
+ * session runs on (session-path.ts) and, after a deferred open, compiles the
+ * schemas. `open` warms before it returns unless asked not to (`deferWarm`:
+ * the session worker, which says ready in between); every session awaits it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
-import { createAdapters, disposeAdapters, type Adapters } from '../adapters/index.js';
 import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
-import { systemClock, type Clock } from '../ledger/clock.js';
-import { lookupPlan } from '../agent/cache.js';
-import { compactForModel } from '../agent/compact.js';
-import { agentPlanner } from '../agent/session-plan.js';
+import type { Clock } from '../ledger/clock.js';
 import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import { buildComposition } from './composition.js';
-// loading the cross-checks puts them in the ladder's level-4 table (src/ladder/crosschecks.ts)
-import '../crosschecks/index.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
-import { MeasurementReader } from '../memory/runtime-api.js';
-import { readPlannerMemory } from '../memory/planner-memory.js';
 import { providerDigests } from '../memory/provider-identity.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
@@ -35,19 +32,15 @@ import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/pla
 import { loadLexicon, type LoadedLexicon } from '../agent/goal/load.js';
 import type { Lexicon } from '../agent/goal/lexicon.js';
 import { Registry } from '../registry/registry.js';
-import { captureManifests, readSnapshot, snapshotSource, storeSnapshot } from './snapshot.js';
+import { captureManifests, readSnapshot, snapshotSource, storeSnapshot, type ManifestSnapshot } from './snapshot.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
-import { runTool } from '../tools/index.js';
-import { withProgress, type ProgressListener } from '../adapters/progress.js';
-import { isBuiltin } from '../world/builtin.js';
-import { makeWorkDir } from '../world/workdir.js';
+import type { ProgressListener } from '../adapters/progress.js';
 import type { Hook } from '../runtime/hooks.js';
 import { parseJob, type Job } from '../runtime/job.js';
-import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
-import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
-import { decide, readApprovalSettings } from '../approval/decisions.js';
+import type { LoopResult, Measure } from '../runtime/loop.js';
 import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
+import type { SessionPath } from './session-path.js';
 
 export type SessionResult = LoopResult;
 
@@ -63,6 +56,14 @@ export interface RuntimeOptions {
   lastGood?: { file: string; fallBack: boolean };
   /** where the manifests come from instead of the root's folders (replay: a session's recorded composition) */
   source?: ManifestSource;
+  /**
+   * The session worker's start (issue 24): open as soon as the manifests are read and checked on
+   * their own and against each other, and leave compiling the schemas and loading the code a
+   * session runs on to `warm()`, which the worker calls right after it says ready and which every
+   * session awaits. A schema that does not compile then fails `warm()` with the ManifestError the
+   * open would have thrown. Without it, `open` warms before it returns.
+   */
+  deferWarm?: boolean;
 }
 
 export interface RunSessionOptions {
@@ -108,21 +109,24 @@ export class Runtime {
   private digests: Record<string, string> = {};
   private hash!: string;
   private fingerprint = '';
-  private readonly adapters: Adapters;
+  /** the adapters, the loop and the measurements (session-path.ts), once warmed */
+  private path: SessionPath | null = null;
+  private warming: Promise<void> | null = null;
+  /** a deferred first load's set, stored as the last good one once its schemas compiled */
+  private unchecked: { snap: ManifestSnapshot; text: string } | null = null;
+  /** the first load left its schemas to warm() */
+  private deferred = false;
   private readonly machine = machineHash();
-  private readonly measurements: MeasurementReader;
   readonly log: Logger;
 
   private constructor(readonly root: string, private readonly opts: RuntimeOptions) {
     this.log = opts.log ?? pino({ level: 'silent' });
-    this.adapters = createAdapters();
-    this.measurements = new MeasurementReader(root);
   }
 
   /** Measured pass rates and costs from the root's memory index (manifest costs before it exists). */
   private measureFromMemory: Measure = (providers, schemas) => {
     try {
-      return this.measurements.read(providers, schemas, { digests: this.digests });
+      return this.warmed().measurements.read(providers, schemas, { digests: this.digests });
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, `could not read measurements from memory; selecting on manifests alone: ${(err as Error).message}`);
       return {};
@@ -131,8 +135,37 @@ export class Runtime {
 
   static async open(root: string, opts: RuntimeOptions = {}): Promise<Runtime> {
     const rt = new Runtime(root, opts);
-    await rt.reload();
+    await rt.reload(opts.deferWarm === true);
+    if (!opts.deferWarm) await rt.warm();
     return rt;
+  }
+
+  /**
+   * Load the code a session runs on and, after a deferred open, compile every schema of the set
+   * (a ManifestError when one does not compile); once per runtime, awaited by every session.
+   */
+  warm(): Promise<void> {
+    this.warming ??= (async () => {
+      const { SessionPath, checkSchemas } = await import('./session-path.js');
+      if (this.deferred) {
+        checkSchemas(this.loaded);
+        const lg = this.opts.lastGood;
+        try {
+          if (lg && this.unchecked && (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== this.unchecked.text)) storeSnapshot(lg.file, this.unchecked.snap);
+        } catch (err) {
+          // only a later worker's fallback needs it: a disk that filled since the open must not stop this one
+          this.log.warn({ event: 'last_good_not_kept', err: (err as Error).message, file: lg?.file }, `could not keep the manifests as the last good set: ${(err as Error).message}`);
+        }
+        this.unchecked = null;
+      }
+      this.path = new SessionPath(this.root);
+    })();
+    return this.warming;
+  }
+
+  private warmed(): SessionPath {
+    if (!this.path) throw new Error('the runtime was opened with deferWarm and not warmed: await runtime.warm() first (a bug in the caller)');
+    return this.path;
   }
 
   get registry() {
@@ -147,7 +180,7 @@ export class Runtime {
     return { doc: this.composition, hash: this.hash, machine: this.machine };
   }
 
-  adapterFor = (p: ProviderManifest): ProviderAdapter => this.adapters[p.kind] as ProviderAdapter;
+  adapterFor = (p: ProviderManifest): ProviderAdapter => this.warmed().adapterFor(p);
 
   /** Re-read manifests and prompts when their files changed; keep the last good set on error. */
   async refresh(): Promise<void> {
@@ -161,8 +194,8 @@ export class Runtime {
     }
   }
 
-  private async reload(): Promise<void> {
-    const { loaded, playbooks, lexicon } = await this.loadManifests();
+  private async reload(defer = false): Promise<void> {
+    const { loaded, playbooks, lexicon } = await this.loadManifests(defer);
     // after the load: the programs it names are part of what a change is noticed in
     const fingerprint = manifestFingerprint(this.root, loaded);
     const prompts: Record<string, string> = {};
@@ -177,13 +210,14 @@ export class Runtime {
     this.hash = compositionHash(composition);
     this.digests = providerDigests(composition);
     this.fingerprint = fingerprint;
-    this.measurements?.forget();
+    this.path?.measurements.forget();
     if (old) await old.scope.unwind();
   }
 
   /** The registry and the playbooks from one source of manifest texts; a broken playbook fails the set like any manifest. */
-  private async loadFrom(source: ManifestSource): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
-    const loaded = loadRoot(this.root, new Registry(), source);
+  private async loadFrom(source: ManifestSource, defer = false): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
+    const loaded = loadRoot(this.root, new Registry(), source, { compile: !defer });
+    this.deferred = defer;
     const playbooks = loadPlaybooks(source, loaded.registry.tools);
     const lexicon = loadLexicon(source);
     if (playbooks.issues.length || lexicon.issues.length) {
@@ -193,15 +227,27 @@ export class Runtime {
     return { loaded, playbooks, lexicon };
   }
 
-  /** Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see RuntimeOptions). */
-  private async loadManifests(): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
+  /**
+   * Load the root's manifests; with lastGood, keep the set that loaded, or fall back to it (see
+   * RuntimeOptions). `defer` (a deferred open) leaves the schemas to warm(): for a first worker,
+   * whose failure stops the daemon anyway, and for a later one only when the set is the last good
+   * one, which has compiled already; a later worker's changed set compiles now, so a schema that
+   * broke since can still fall back to the last good set.
+   */
+  private async loadManifests(defer: boolean): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
     const lg = this.opts.lastGood;
-    if (!lg) return this.loadFrom(this.opts.source ?? folderSource(this.root));
+    if (!lg) return this.loadFrom(this.opts.source ?? folderSource(this.root), defer);
     const snap = captureManifests(this.root);
+    const text = JSON.stringify(snap);
+    const stored = existsSync(lg.file) ? readFileSync(lg.file, 'utf8') : null;
     try {
+      if (defer && (!lg.fallBack || stored === text)) {
+        const loaded = await this.loadFrom(snapshotSource(snap), true);
+        this.unchecked = { snap, text };
+        return loaded;
+      }
       const loaded = await this.loadFrom(snapshotSource(snap));
-      const text = JSON.stringify(snap);
-      if (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== text) storeSnapshot(lg.file, snap);
+      if (stored !== text) storeSnapshot(lg.file, snap);
       return loaded;
     } catch (err) {
       const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;
@@ -219,39 +265,20 @@ export class Runtime {
 
   /** Run, or resume, the session in sessions/<id>/ (whose job.json holds the job). */
   async runSession(sessionId: string, o: RunSessionOptions = {}): Promise<SessionResult> {
+    await this.warm();
     await this.refresh();
     const dir = o.sessionDir ?? this.sessionDir(sessionId);
     const job = o.job ?? parseJob(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')), join(dir, 'job.json'));
-    // names the registry does not know end the session as declined, with them as the reason
-    const problems = checkJobAgainstRegistry(job, this.loaded.registry);
-    const closeReason = o.closeReason ?? (problems.length > 0 ? `the job cannot run on this root: ${describeProblems(problems)}` : undefined);
-    const root = this.root;
-    const liveTool: ToolRunner = async (tool, args, step, run) => {
-      // A world built-in (a confined read) starts no program, so it needs no directory of its own.
-      const workDir = isBuiltin(tool.command) ? dir : await makeWorkDir(root, sessionId, step);
-      // Not the session's stop signal: shutdown lets the step in flight finish (tools have their own limits).
-      return runTool(tool, args, { root, workDir, ...(run?.approved ? { approved: true } : {}) });
+    const state = {
+      root: this.root, loaded: this.loaded, composition: this.composition, compositionText: this.compositionText, hash: this.hash,
+      machine: this.machine, playbooks: this.playbooks, lexicon: this.lexicon, hooks: this.opts.hooks ?? [], measure: this.opts.measure ?? this.measureFromMemory, log: this.log,
     };
-    const approvals = o.approvals ? readApprovalSettings(root) : null;
-    return runLoop({
-      root, sessionId, sessionDir: dir, job, registry: this.loaded.registry,
-      adapterFor: o.onProgress ? (p) => withProgress(this.adapterFor(p), o.onProgress!) : this.adapterFor,
-      hooks: this.opts.hooks ?? [], compositionText: this.compositionText, compositionHash: this.hash, machine: this.machine,
-      measure: this.opts.measure ?? this.measureFromMemory, runTool: o.runTool ?? liveTool,
-      clock: o.clock ?? systemClock, signal: o.signal ?? new AbortController().signal, log: this.log,
-      ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.inputs ? { inputs: o.inputs } : {}),
-      ...(o.onlyProvider ? { onlyProvider: o.onlyProvider } : {}), ...(o.deferResult ? { deferResult: true } : {}),
-      ...(closeReason ? { closeReason } : {}), ...(o.cancelled && o.closeReason ? { cancelled: true } : {}),
-      planner: agentPlanner(this.playbooks, this.lexicon), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
-      planCache: (goal) => lookupPlan(root, goal, this.composition),
-      ...(o.planOnly ? { planOnly: true } : {}),
-      ...(o.approval ? { approval: o.approval } : approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
-    });
+    return this.warmed().run(state, { ...o, sessionId, dir, job });
   }
 
   async close(): Promise<void> {
-    this.measurements.close();
-    await disposeAdapters(this.adapters);
+    if (this.warming) await this.warming.catch(() => undefined);
+    await this.path?.close();
     await this.loaded.scope.unwind();
   }
 }

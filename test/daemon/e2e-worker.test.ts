@@ -6,7 +6,8 @@
  * with a reason, by a run that starts no step; an idle worker exits and a new job starts a new one; a
  * worker left by a killed daemon is killed before a new one starts; a signal
  * to the worker alone sends its session back to the queue; a root that broke
- * while the worker was away keeps its last good manifests in force.
+ * while the worker was away keeps its last good manifests in force; a schema that does not
+ * compile stops the daemon at start although the worker compiles schemas after its ready.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
-import { startDaemon, stepStarted, stopDaemon, type LogLine, type RunningDaemon } from './spawn.js';
+import { picoAsync, startDaemon, stepStarted, stopDaemon, type LogLine, type RunningDaemon } from './spawn.js';
 
 function exampleRoot(): string {
   const root = tempRoot('pico-e2e-worker-');
@@ -219,5 +220,18 @@ describe('the session worker', () => {
     expect((await d.waitFor((l) => l.event === 'finished' && l.session === second.id, 30_000)).outcome).toBe('answered');
     expect(d.lines.slice(from).some((l) => l.event === 'manifests_broken')).toBe(false);
     await stopDaemon(d);
+  }, 60_000);
+
+  it('a schema that does not compile stops the daemon at start (exit 3, naming the file and the fix), though the worker compiles after saying ready', async () => {
+    const root = exampleRoot();
+    const file = join(root, 'manifests', 'schemas', 'thermal@1.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { properties: Record<string, unknown> };
+    doc.properties.zone_note = { type: 'strin' };
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await picoAsync(['daemon', '--root', root]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/thermal@1\.json: not a usable JSON Schema: schema thermal@1: does not compile[^\n]*fix the schema so it compiles/);
+    // the broken set was never kept as the last good one, which a later worker would fall back to
+    expect(existsSync(join(root, 'sessions', '.daemon', 'manifests.last-good.json'))).toBe(false);
   }, 60_000);
 });
