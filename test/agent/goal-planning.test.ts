@@ -142,6 +142,11 @@ describe('requests to act', () => {
     expect((await plan('delete /tmp/cache.db')).created).toBeUndefined();
   });
 
+  it('a count put as what is left is the count sent for approval ("down to 5 files"), never the default', async () => {
+    expect((await plan('could you prune the log archive down to 5 files')).created!.steps[0]).toMatchObject({ tool: 'prune_archive', args: { keep: 5 } });
+    expect((await plan('delete everything in the archive except the newest 2')).created!.steps[0]).toMatchObject({ tool: 'prune_archive', args: { keep: 2 } });
+  });
+
   it('a request to prune the archive waits for a person, with the count and folder asked', async () => {
     const r = await plan('clean up the old rotated logs in the archive but leave the 2 most recent', true);
     expect(r.outcome).toBe('waiting');

@@ -177,6 +177,12 @@ describe('entities', () => {
     expect(windowIn('is the disk full')).toBeNull();
   });
 
+  it('a count to keep is read when it is put as what is left ("down to 5 files", "only the 2 newest")', () => {
+    expect(keepIn('could you prune the log archive down to 5 files')).toBe(5);
+    expect(keepIn('prune the archive, only the 2 newest')).toBe(2);
+    expect(keepIn('trim it to just 4 archives')).toBe(4);
+  });
+
   it('a count to keep is read however it is put', () => {
     expect(keepIn('prune the log archive, keep the 5 newest')).toBe(5);
     expect(keepIn('clean up the archive but leave the 2 most recent')).toBe(2);
@@ -227,6 +233,18 @@ describe('requests to act', () => {
     expect(actionIn('restarts', ctx.lexicon)).toBeNull();
     expect(actionIn('sudo apt upgrade everything', ctx.lexicon)).toMatchObject({ act: 'install' });
     expect(understand('check temps, then tell me if wifi is connected, also updates?', ctx).parts.map((p) => p.action)).toEqual([null, null, null]);
+  });
+
+  it('a misspelt verb that leads the part is still a request: "restrat nginx"', () => {
+    expect(understand('restrat nginx', ctx).parts[0]!.action).toMatchObject({ act: 'restart', verb: 'restart', object: 'nginx' });
+    expect(understand('pls restrat mosquitto', ctx).parts[0]!.action).toMatchObject({ act: 'restart', object: 'mosquitto' });
+    expect(understand('is restic running', ctx).parts[0]!.action).toBeNull();
+  });
+
+  it('the object of "everything in the archive" is the archive, and "get rid of" asks to delete', () => {
+    expect(actionIn('delete everything in the archive except the newest 2', ctx.lexicon)).toMatchObject({ act: 'delete', head: ['archiv'] });
+    expect(actionIn('get rid of old archived logs but keep 3', ctx.lexicon)).toMatchObject({ act: 'delete', head: ['log'] });
+    expect(unitIn('get rid of old archived logs but keep 3')).toBeNull();
   });
 
   it('a separable verb is a request too: "turn the fan on", "switch the wifi off"', () => {

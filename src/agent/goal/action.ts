@@ -67,8 +67,14 @@ export function actionIn(part: string, lexicon: Lexicon): ActRequest | null {
     head = tokens(last).filter((w) => !/^\d+$/.test(w)).map(stem);
   } else {
     const words = tokens(object);
+    const content = (ws: string[]) => ws.filter((w) => !STOP.has(w) && !lexicon.stop.has(w) && !/^\d+$/.test(w) && !PREP.has(w));
     const cutAt = words.findIndex((w, i) => i > 0 && PREP.has(w));
-    const np = (cutAt > 0 ? words.slice(0, cutAt) : words).filter((w) => !STOP.has(w) && !lexicon.stop.has(w) && !/^\d+$/.test(w) && !PREP.has(w));
+    let np = content(cutAt > 0 ? words.slice(0, cutAt) : words);
+    // "everything in the archive": a quantifier's object is what follows its preposition
+    if (np.length === 0 && cutAt > 0) {
+      const next = words.findIndex((w, i) => i > cutAt && PREP.has(w));
+      np = content(words.slice(cutAt + 1, next > 0 ? next : undefined));
+    }
     if (np.length) head = [stem(np[np.length - 1]!)];
   }
   return { act, verb: particle ? `${verb} ${particle.replace(/[,.!?:]+$/, '')}` : verb, object, head };

@@ -85,8 +85,9 @@ export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): s
   for (const { m, at: off } of found) {
     const name = m[1]!.replace(/[.:-]+$/, '');
     const lower = name.toLowerCase();
-    // an adverb ("recently", "currently") or a word in -ing ("is acting up") is never a unit
-    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^[a-z]{3,}(?:ly|ing)$/.test(name)) continue;
+    // an adverb ("recently"), a word in -ing ("is acting up") or a past participle ("archived
+    // logs") is never a unit
+    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^(?:[a-z]{3,}(?:ly|ing)|[a-z]{4,}ed)$/.test(name)) continue;
     const at = off + m.index! + m[0].indexOf(m[1]!);
     if (!best || at < best.at) best = { at, name };
   }
@@ -142,6 +143,9 @@ const KEEP_PATTERNS = [
   new RegExp(`\\b(?:to|but|except(?:\\s+for)?)\\s+(?:only\\s+|just\\s+)?(?:the\\s+)?(?:last|latest|newest|most\\s+recent)\\s+${NUM}\\b`, 'i'),
   new RegExp(`\\b(?:except(?:\\s+for)?|but|all\\s+but|apart\\s+from)\\s+(?:the\\s+)?(?:last|latest|newest|most\\s+recent)\\s+(one)\\b`, 'i'),
   new RegExp(`\\b(?:except(?:\\s+for)?|all\\s+but|but)\\s+(?:the\\s+)?${NUM}\\s+(?:newest|latest|most\\s+recent|last)\\b`, 'i'),
+  // "down to 5 files", "to just 2 archives", "only the 3 newest"
+  new RegExp(`\\b(?:down\\s+to|to)\\s+(?:just\\s+|only\\s+)?(?:the\\s+)?${NUM}\\s+(?:newest\\s+|latest\\s+|most\\s+recent\\s+)?(?:files?|archives?|logs?|ones?|newest|latest|most\\s+recent)\\b`, 'i'),
+  new RegExp(`\\bonly\\s+(?:the\\s+)?(?:last\\s+|latest\\s+|newest\\s+)?${NUM}\\s+(?:newest|latest|most\\s+recent|files?|archives?|logs?)\\b`, 'i'),
 ];
 
 /** How many to keep: "keep the 5 newest", "leave the 2 most recent", "to the latest three", "except for the newest one". */

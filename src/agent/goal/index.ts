@@ -17,7 +17,7 @@ import { phraseKey, type Lexicon } from './lexicon.js';
 import { correct, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
 import { entitiesIn, sortIn, type Entities } from './entities.js';
-import { actionIn, type ActRequest } from './action.js';
+import { actionIn, POLITE, type ActRequest } from './action.js';
 
 export { buildLexicon, parseLexicon, lexiconSchema, EMPTY_LEXICON, LexiconError, type Lexicon, type LexiconDoc } from './lexicon.js';
 export { read, correct, editDistance, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
@@ -123,6 +123,15 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
   return null;
 }
 
+/** A part whose first word (after "please", "can you" …) is a misspelt act verb, with the verb spelt right ("restrat nginx"). */
+function verbSpelt(text: string, ctx: GoalContext): string {
+  const body = text.replace(POLITE, '');
+  const m = /^([A-Za-z]+)/.exec(body);
+  if (!m || ctx.lexicon.actForms.has(m[1]!.toLowerCase())) return text;
+  const fixed = correct(m[1]!.toLowerCase(), { ...ctx.vocab, words: new Set([...ctx.vocab.words, ...ctx.lexicon.actForms]) }, ctx.lexicon);
+  return ctx.lexicon.actForms.has(fixed) ? `${text.slice(0, text.length - body.length)}${fixed}${body.slice(m[1]!.length)}` : text;
+}
+
 const POINTS_BACK = /\b(?:it|its|it's|that|this|them|they|their|there|same)\b/i;
 
 /**
@@ -165,7 +174,7 @@ export function understand(goal: string, ctx: GoalContext): Understood {
     entities.sort = sortIn(f.text, reading.groups);
     // "how's my pi doing": a question about nothing but the machine asks after its health
     const self = ctx.lexicon.self;
-    const action = actionIn(f.text, ctx.lexicon);
+    const action = actionIn(verbSpelt(f.text, ctx), ctx.lexicon);
     if (self && !action && reading.terms.length === 0 && !entities.unit && !entities.path && tokens(f.text).some((w) => self.words.has(w.replace(/'s$/, '')))) {
       const asks = read(self.means, ctx.lexicon);
       reading.terms.push(...asks.terms);
