@@ -18,12 +18,10 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
 import { COMPOSITION_FILE } from '../ledger/composition.js';
 import { isSessionId } from '../ledger/session-id.js';
-import type { Fleet } from './connect.js';
 import { compositionKey, eventMsgId, eventSubject } from './names.js';
-import { writeAgentState, type AgentState } from './state.js';
+import { writeAgentState, type BoxContext } from './state.js';
 
 /** Lines published per session before their acks are awaited together. */
 const BATCH = 512;
@@ -77,21 +75,15 @@ export class Shipper {
   private readonly done: Set<string>;
   private readonly compositions: Set<string>;
 
-  constructor(
-    private readonly fleet: Fleet,
-    private readonly root: string,
-    private readonly box: string,
-    private readonly state: AgentState,
-    private readonly log: Logger,
-  ) {
-    this.done = new Set(state.done);
-    this.compositions = new Set(state.compositions);
+  constructor(private readonly ctx: BoxContext) {
+    this.done = new Set(ctx.state.done);
+    this.compositions = new Set(ctx.state.compositions);
   }
 
   /** One pass over every session not yet done. */
   async pass(): Promise<ShipPass> {
     const out: ShipPass = { sessions: 0, lines: 0, bytes: 0, lagBytes: 0, lagSessions: 0, stalled: false };
-    const sessionsDir = join(this.root, 'sessions');
+    const sessionsDir = join(this.ctx.root, 'sessions');
     let all: string[];
     try {
       all = readdirSync(sessionsDir).filter(isSessionId);
@@ -104,7 +96,7 @@ export class Shipper {
       // sessions removed by retention (pico gc) are forgotten here too, so the state stays small
       const present = new Set(all);
       for (const n of this.done) if (!present.has(n)) this.done.delete(n);
-      this.state.done = [...this.done];
+      this.ctx.state.done = [...this.done];
       changed = true;
     }
     for (const session of names) {
@@ -115,16 +107,16 @@ export class Shipper {
       } catch {
         continue; // claimed, no ledger yet
       }
-      let offset = this.state.shipped[session] ?? 0;
+      let offset = this.ctx.state.shipped[session] ?? 0;
       if (size < offset) {
-        this.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
-        offset = this.state.shipped[session] = size;
+        this.ctx.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
+        offset = this.ctx.state.shipped[session] = size;
         changed = true;
       }
       if (!out.stalled && size > offset) {
         const shipped = await this.shipSession(session, ledger, offset, size);
         if (shipped.end > offset) {
-          this.state.shipped[session] = shipped.end;
+          this.ctx.state.shipped[session] = shipped.end;
           changed = true;
           out.sessions++;
           out.lines += shipped.lines;
@@ -138,12 +130,12 @@ export class Shipper {
         out.lagSessions++;
       } else if (existsSync(join(sessionsDir, session, 'result.json')) && statSync(ledger).size === offset) {
         this.done.add(session);
-        this.state.done.push(session);
-        delete this.state.shipped[session];
+        this.ctx.state.done.push(session);
+        delete this.ctx.state.shipped[session];
         changed = true;
       }
     }
-    if (changed) writeAgentState(this.root, this.state);
+    if (changed) writeAgentState(this.ctx.root, this.ctx.state);
     return out;
   }
 
@@ -161,11 +153,11 @@ export class Shipper {
         }
       }
       const acks = await Promise.allSettled(batch.map((l) =>
-        this.fleet.js.publish(eventSubject(this.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
+        this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
       for (let k = 0; k < acks.length; k++) {
         const a = acks[k]!;
         if (a.status === 'rejected') {
-          this.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
+          this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
           return { end, lines: count, stalled: true };
         }
         end = batch[k]!.end;
@@ -185,23 +177,23 @@ export class Shipper {
   private async shipComposition(session: string, hash: string): Promise<boolean> {
     let text = '';
     try {
-      text = readFileSync(join(this.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
+      text = readFileSync(join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
     } catch {
       // no document beside the ledger: the empty value says so
     }
     const key = compositionKey(hash);
     try {
-      await this.fleet.compositions.create(key, text);
+      await this.ctx.fleet.compositions.create(key, text);
     } catch (err) {
-      const held = await this.fleet.compositions.get(key).catch(() => null);
+      const held = await this.ctx.fleet.compositions.get(key).catch(() => null);
       if (!held || held.operation !== 'PUT') {
-        this.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
+        this.ctx.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
         return false;
       }
-      if (held.length === 0 && text.length > 0) await this.fleet.compositions.put(key, text).catch(() => {});
+      if (held.length === 0 && text.length > 0) await this.ctx.fleet.compositions.put(key, text).catch(() => {});
     }
     this.compositions.add(hash);
-    this.state.compositions.push(hash);
+    this.ctx.state.compositions.push(hash);
     return true;
   }
 }
