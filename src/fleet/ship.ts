@@ -3,8 +3,8 @@
  * are the offline buffer, and this only moves a read offset.
  *
  * One pass: for each session not yet done, read its ledger from the saved
- * offset to its current size, take the complete lines (a torn last line waits
- * for its writer), publish each to `pico.ev.<box>.<session>` with message id
+ * offset to its current size, 256 kB at a time into one reused buffer, take
+ * the complete lines (a torn last line waits for its writer), publish each to `pico.ev.<box>.<session>` with message id
  * `<session>:<seq>`, and advance the offset over the longest run of lines the
  * server acknowledged, saved before the next pass. A line the server did not
  * acknowledge (it is down, or the link dropped) is sent again on a later
@@ -12,19 +12,27 @@
  * seq check catches any later one, so each event lands once. A composition
  * document is put into its bucket once per hash, before the line that cites
  * it, so the hub can find it when the line arrives. A session whose
- * result.json exists and whose ledger is shipped to its end is done. This
+ * result.json exists and whose ledger is shipped to its end is done. What the
+ * agent holds while it ships is bounded by the chunk and the 64 publishes in
+ * flight, whatever the backlog: a week offline or one ledger of many
+ * megabytes does not grow it (bench/fleet.ts measures it). This
  * module takes no jobs (take.ts), reports no job's end (agent.ts) and sends
  * no heartbeat.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMPOSITION_FILE } from '../ledger/composition.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { compositionKey, eventMsgId, eventSubject } from './names.js';
 import { writeAgentState, type BoxContext } from './state.js';
 
-/** Lines published per session before their acks are awaited together. */
-const BATCH = 512;
+/**
+ * Bytes of a ledger read at a time: a week offline or one huge ledger costs the agent this much
+ * (and the lines in it), never the ledger's size; the buffer is the shipper's one, reused.
+ */
+const CHUNK = 256 * 1024;
+/** Lines published before their acks are awaited together: bounds what the client holds pending. */
+const IN_FLIGHT = 64;
 
 export interface ShipPass {
   sessions: number;
@@ -74,6 +82,7 @@ function splitLines(buf: Buffer, from: number): { lines: Line[]; end: number } {
 export class Shipper {
   private readonly done: Set<string>;
   private readonly compositions: Set<string>;
+  private readonly chunk = Buffer.allocUnsafe(CHUNK);
 
   constructor(private readonly ctx: BoxContext) {
     this.done = new Set(ctx.state.done);
@@ -139,34 +148,66 @@ export class Shipper {
     return out;
   }
 
-  /** Publish the complete lines of [offset, size); the end of the acknowledged run and whether it stopped early. */
+  /**
+   * Publish the complete lines of [offset, size), a chunk at a time; the end of the acknowledged run
+   * and whether it stopped early. Lines that are not events (passed over) move the offset too, once
+   * every event before them is acknowledged.
+   */
   private async shipSession(session: string, ledger: string, offset: number, size: number): Promise<{ end: number; lines: number; stalled: boolean }> {
-    const buf = readFileSync(ledger).subarray(offset, size); // a ledger is small; one read
-    const { lines } = splitLines(buf, offset);
     let end = offset;
     let count = 0;
-    for (let i = 0; i < lines.length; i += BATCH) {
-      const batch = lines.slice(i, i + BATCH);
-      for (const l of batch) {
-        if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
-          if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
+    const fd = openSync(ledger, 'r');
+    try {
+      while (end < size) {
+        const chunk = this.readLines(fd, end, size);
+        if (chunk.end === end) break; // an unfinished last line: its writer may still finish it
+        for (let i = 0; i < chunk.lines.length; i += IN_FLIGHT) {
+          const batch = chunk.lines.slice(i, i + IN_FLIGHT);
+          for (const l of batch) {
+            if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
+              if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
+            }
+          }
+          const acks = await Promise.allSettled(batch.map((l) =>
+            this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
+          for (let k = 0; k < acks.length; k++) {
+            const a = acks[k]!;
+            if (a.status === 'rejected') {
+              this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
+              return { end, lines: count, stalled: true };
+            }
+            end = batch[k]!.end;
+            count++;
+          }
         }
+        end = chunk.end;
       }
-      const acks = await Promise.allSettled(batch.map((l) =>
-        this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
-      for (let k = 0; k < acks.length; k++) {
-        const a = acks[k]!;
-        if (a.status === 'rejected') {
-          this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
-          return { end, lines: count, stalled: true };
-        }
-        end = batch[k]!.end;
-        count++;
-      }
+    } finally {
+      closeSync(fd);
     }
-    // lines that were not events (passed over) still move the offset, once every event before them is acknowledged
-    const whole = splitLines(buf, offset).end;
-    return { end: Math.max(end, count === lines.length ? whole : end), lines: count, stalled: false };
+    return { end, lines: count, stalled: false };
+  }
+
+  /**
+   * The complete lines of the ledger from byte `from`, at most CHUNK bytes of them (read into the
+   * shipper's one buffer), but always at least one line: a line longer than CHUNK is read whole
+   * into a buffer of its own. None (end = from) when no line ends before `size`.
+   */
+  private readLines(fd: number, from: number, size: number): { lines: Line[]; end: number } {
+    let want = Math.min(CHUNK, size - from);
+    let buf = this.chunk;
+    for (;;) {
+      if (buf.length < want) buf = Buffer.allocUnsafe(want);
+      let n = 0;
+      while (n < want) {
+        const r = readSync(fd, buf, n, want - n, from + n);
+        if (r === 0) break;
+        n += r;
+      }
+      const got = buf.subarray(0, n);
+      if (got.lastIndexOf(0x0a) !== -1 || from + n >= size || n < want) return splitLines(got, from);
+      want = Math.min(want * 2, size - from); // one line longer than the chunk: read further
+    }
   }
 
   /**
