@@ -3,7 +3,7 @@
  *
  * It pulls the event stream through one durable consumer, appends each line
  * in seq order (hub-store.ts), and acknowledges a batch of messages only after
- * its appends are durable, so a crash of the hub loses nothing and sends
+ * its appends are durable (one journal sync per batch, hub-store.ts), so a crash of the hub loses nothing and sends
  * nothing twice into a ledger. A line that came before the one it follows is
  * refused back to the server (`nak`) and offered again shortly; by then the
  * line before it has arrived. When a `composition` line is appended, the
@@ -62,6 +62,9 @@ export class Hub {
 
   /** Connect, make the streams and the hub's consumer, and start consuming. */
   async start(): Promise<void> {
+    const r = this.store.recovered;
+    if (r.appended > 0) this.log.info({ event: 'journal_replayed', lines: r.appended }, `${r.appended} lines acknowledged before a crash were put back into their ledgers from the hub's journal`);
+    if (r.unplaced > 0) this.log.error({ event: 'journal_unplaced', lines: r.unplaced }, `${r.unplaced} journal lines did not follow their ledger's last line (a copy changed outside the hub?); they stay out of the copies`);
     const nc = await connectServer(this.o, true);
     this.fleet = await retrying('opening the fleet streams', this.log, () => ensureFleet(nc, this.o.dedupMs));
     void (async () => {
@@ -153,12 +156,14 @@ export class Hub {
 
   /** Write the documents sessions wait for; a session whose document arrived is ingested now. */
   private async fetchDocuments(): Promise<void> {
+    // each hash not held yet is asked for once, all side by side (a backlog cites hundreds)
+    const wanted = [...new Set([...this.waitingDoc.values()].map((w) => w.hash))].filter((h) => !this.documents.has(h));
+    await Promise.all(wanted.map(async (hash) => {
+      const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
+      if (entry && entry.operation === 'PUT') this.documents.set(hash, entry.string());
+    }));
     for (const [dir, { box, hash, since }] of [...this.waitingDoc]) {
-      let text = this.documents.get(hash);
-      if (text === undefined) {
-        const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
-        if (entry && entry.operation === 'PUT') this.documents.set(hash, (text = entry.string()));
-      }
+      const text = this.documents.get(hash);
       if (text === undefined) {
         if (Date.now() - since < DOC_WAIT_MS) continue; // not shipped yet, or the server is away: next flush
         // the box had no document to ship (a trimmed session): ingest without provider identities
