@@ -83,8 +83,8 @@ function bigSession(sessionsDir: string): string {
   return id;
 }
 
-function pico(args: string[], lines?: Record<string, unknown>[]): ChildProcess {
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PICO_LOG_LEVEL: 'info' } });
+function pico(args: string[], lines?: Record<string, unknown>[], level = 'info'): ChildProcess {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PICO_LOG_LEVEL: level } });
   let buf = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     buf += d;
@@ -152,7 +152,8 @@ export async function benchFleet(): Promise<BenchRow[]> {
     mkdirSync(hubRoot);
     const t1 = performance.now();
     const hubLines: Record<string, unknown>[] = [];
-    kids.push(pico(['fleet', 'hub', '--root', hubRoot, '--server', server], hubLines));
+    // at debug, the hub logs each flush: its lines and its file syncs
+    kids.push(pico(['fleet', 'hub', '--root', hubRoot, '--server', server], hubLines, 'debug'));
     const ingested = (): number => {
       try {
         const db = new Database(join(hubRoot, 'memory', 'episodic.db'), { readonly: true, fileMustExist: true });
@@ -168,6 +169,7 @@ export async function benchFleet(): Promise<BenchRow[]> {
     await until('the hub ingested every event', () => ingested() >= events, 240_000);
     const hubMs = performance.now() - t1;
     const hubFromReadyMs = Date.now() - readyAt(hubLines);
+    const backlogFlushes = hubLines.length;
 
     // 2b. an agent on a box with nothing to ship: the RSS it idles at from the start
     const fresh = join(dir, 'fresh');
@@ -204,6 +206,15 @@ export async function benchFleet(): Promise<BenchRow[]> {
       await sleep(1_500); // the box reads as idle again (status.json is written at most every 0.5 s)
     }
     await client.nc.close();
+    await sleep(500); // the hub's flush of the last job's lines
+    /** File syncs per 1,000 lines over the hub's flush lines (a hub before the journal synced each session file it touched) */
+    const syncsPer1000 = (ls: Record<string, unknown>[]): { per: number; lines: number } => {
+      const flushed = ls.filter((l) => l.event === 'flushed');
+      const lines = flushed.reduce((n, l) => n + Number(l.lines), 0);
+      return { per: (1000 * flushed.reduce((n, l) => n + Number(l.syncs ?? l.sessions), 0)) / Math.max(1, lines), lines };
+    };
+    const backlogSyncs = syncsPer1000(hubLines.slice(0, backlogFlushes));
+    const liveSyncs = syncsPer1000(hubLines.slice(backlogFlushes));
 
     return [
       { group: 'fleet', name: 'events shipped per second (one box, no hub running)', value: events / (shipFromReadyMs / 1000), unit: 'events/s', note: `${events} events in ${SESSIONS} ledgers and one of ${BIG_EVENTS} events, from the agent's ready line; ${(events / (shipMs / 1000)).toFixed(0)} with its start` },
@@ -213,6 +224,8 @@ export async function benchFleet(): Promise<BenchRow[]> {
       { group: 'fleet', name: 'job routing latency p50 (publish -> inbox, idle box, loopback)', value: pct(lat, 50), unit: 'ms', note: `${ROUTED_JOBS} jobs to box=` },
       { group: 'fleet', name: 'job routing latency p90', value: pct(lat, 90), unit: 'ms' },
       { group: 'fleet', name: 'hub: events appended and ingested per second', value: events / (hubFromReadyMs / 1000), unit: 'events/s', note: `from the stream backlog, from the hub's ready line; ${(events / (hubMs / 1000)).toFixed(0)} with its start` },
+      { group: 'fleet', name: 'hub: file syncs per 1,000 events, backlog', value: backlogSyncs.per, unit: 'syncs', note: `${backlogSyncs.lines} lines; every acknowledged line is durable` },
+      { group: 'fleet', name: 'hub: file syncs per 1,000 events, live (jobs running while the hub runs)', value: liveSyncs.per, unit: 'syncs', note: `${liveSyncs.lines} lines of ${ROUTED_JOBS} jobs as they ran` },
     ];
   } finally {
     for (const k of kids.reverse()) if (k.exitCode === null) k.kill('SIGTERM');

@@ -3,7 +3,7 @@
  *
  * It pulls the event stream through one durable consumer, appends each line
  * in seq order (hub-store.ts), and acknowledges a batch of messages only after
- * its appends are durable (one journal sync per batch, hub-store.ts), so a crash of the hub loses nothing and sends
+ * its appends are durable, so a crash of the hub loses nothing and sends
  * nothing twice into a ledger. A line that came before the one it follows is
  * refused back to the server (`nak`) and offered again shortly; by then the
  * line before it has arrived. When a `composition` line is appended, the
@@ -62,9 +62,6 @@ export class Hub {
 
   /** Connect, make the streams and the hub's consumer, and start consuming. */
   async start(): Promise<void> {
-    const r = this.store.recovered;
-    if (r.appended > 0) this.log.info({ event: 'journal_replayed', lines: r.appended }, `${r.appended} lines acknowledged before a crash were put back into their ledgers from the hub's journal`);
-    if (r.unplaced > 0) this.log.error({ event: 'journal_unplaced', lines: r.unplaced }, `${r.unplaced} journal lines did not follow their ledger's last line (a copy changed outside the hub?); they stay out of the copies`);
     const nc = await connectServer(this.o, true);
     this.fleet = await retrying('opening the fleet streams', this.log, () => ensureFleet(nc, this.o.dedupMs));
     void (async () => {
@@ -133,6 +130,7 @@ export class Hub {
       this.pending = [];
       if (msgs.length === 0 && this.waitingDoc.size === 0 && this.readyNow.size === 0) return;
       const t0 = performance.now();
+      const syncs = this.store.syncs;
       const touched = await this.store.flush();
       for (const m of msgs) m.ack();
       const t1 = performance.now();
@@ -142,7 +140,7 @@ export class Hub {
       const late = [...this.readyNow];
       this.readyNow.clear();
       if (ready.length + late.length > 0) this.counts.ingested += this.index.ingest([...new Set([...ready, ...late])]);
-      this.log.debug({ event: 'flushed', lines: msgs.length, sessions: touched.length, sync_ms: Math.round(t1 - t0), documents_ms: Math.round(t2 - t1), ingest_ms: Math.round(performance.now() - t2) }, `flushed ${msgs.length} lines`);
+      this.log.debug({ event: 'flushed', lines: msgs.length, sessions: touched.length, syncs: this.store.syncs - syncs, sync_ms: Math.round(t1 - t0), documents_ms: Math.round(t2 - t1), ingest_ms: Math.round(performance.now() - t2) }, `flushed ${msgs.length} lines`);
     }).catch((err: unknown) => {
       this.log.error({ event: 'flush_failed', err: (err as Error).message }, `hub flush failed (${(err as Error).message}); unacknowledged lines come again`);
     });

@@ -122,9 +122,11 @@ async function run(): Promise<void> {
   const kills: string[] = [];
   let b3Back = false;
   let chaosOn = true;
+  let serverAway = false;
   const chaos = (async () => {
     for (let k = 0; k < KILLS && chaosOn; k++) {
-      await sleep(200 + rand() * 1_800);
+      await sleep(100 + rand() * 1_100);
+      while (serverAway && chaosOn) await sleep(100); // the kills land while jobs flow, not all in the server's absence
       const agent = k % 2 === 0;
       const b = pick(agent && !b3Back ? (['b1', 'b2'] as const) : BOXES);
       const pause = rand() * 1_000;
@@ -144,9 +146,11 @@ async function run(): Promise<void> {
     await sleep(rand() * 300);
     if (i === stopAfter) {
       // the server goes away and comes back with its store
+      serverAway = true;
       await nats.kill('SIGTERM');
       await sleep(SERVER_AWAY_MS);
       nats = await startNats(port, join(dir, 'js'));
+      serverAway = false;
       await until('the client is connected again and JetStream answers', () => client.jsm.streams.info('PICO_JOBS').then(() => true, () => false), 20_000);
     }
   }

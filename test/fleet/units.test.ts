@@ -5,7 +5,7 @@
  * window)", and the names every part shares.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { fleetInboxName, fleetJobId } from '../../src/daemon/claim.js';
 import { takeIn } from '../../src/daemon/intake.js';
 import { daemonPaths, sessionFiles } from '../../src/daemon/paths.js';
-import { HubStore, boxSessionsDir, journalPath } from '../../src/fleet/hub-store.js';
+import { HubStore, boxSessionsDir } from '../../src/fleet/hub-store.js';
 import { eventSubject, jobConsumer, jobSubject, parseEventSubject, parseSelector, token } from '../../src/fleet/names.js';
 import { parseFleetJob } from '../../src/fleet/envelope.js';
 import { goodJob, tempRoot } from '../daemon/helpers.js';
@@ -88,53 +88,20 @@ describe('the hub store', () => {
     expect(readFileSync(path, 'utf8')).toBe([0, 1, 2].map(line).join('\n') + '\n');
   });
 
-  it('a flush makes the appends durable through one journal; lines a crash took from the files come back from it on open', async () => {
+  it('a line is written to its file at the flush, whole, and only lines of the right seq are', async () => {
     const root = tempDir('pico-hub-');
-    const ID2 = '20261202-010203-0123456789ac';
     const s = new HubStore(root);
-    for (const seq of [0, 1, 2]) s.offer('b1', ID, seq, line(seq));
-    s.offer('b2', ID2, 0, line(0));
-    await s.flush();
-    expect(readFileSync(journalPath(root), 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
-    // the crash: the machine lost what the files had not synced (the journal was synced before the ack)
     const path = join(boxSessionsDir(root, 'b1'), ID, 'events.jsonl');
-    writeFileSync(path, line(0) + '\n');
-    rmSync(join(boxSessionsDir(root, 'b2'), ID2), { recursive: true });
-    const again = new HubStore(root);
-    expect(again.recovered).toEqual({ appended: 3, unplaced: 0 });
+    for (const seq of [0, 1, 2]) s.offer('b1', ID, seq, line(seq));
+    s.offer('b1', ID, 1, line(1));
+    expect(readFileSync(path, 'utf8')).toBe(''); // held until the flush
+    const before = s.syncs;
+    await s.flush();
+    expect(s.syncs - before).toBe(1); // one file, one sync, for three lines
     expect(readFileSync(path, 'utf8')).toBe([0, 1, 2].map(line).join('\n') + '\n');
-    expect(readFileSync(join(boxSessionsDir(root, 'b2'), ID2, 'events.jsonl'), 'utf8')).toBe(line(0) + '\n');
-    expect(readFileSync(journalPath(root), 'utf8')).toBe(''); // synced into the files, then emptied
-    expect(again.offer('b1', ID, 3, line(3))).toBe('appended');
-    again.close();
-  });
-
-  it('a torn last journal record is left out (its message was never acknowledged and comes again)', async () => {
-    const root = tempDir('pico-hub-');
-    const s = new HubStore(root);
-    s.offer('b1', ID, 0, line(0));
-    await s.flush();
-    appendFileSync(journalPath(root), `b1\t${ID}\t${line(1).slice(0, 12)}`);
-    const again = new HubStore(root);
-    expect(again.recovered).toEqual({ appended: 0, unplaced: 0 });
-    expect(again.next('b1', ID)).toBe(1);
-    again.close();
-    expect(readFileSync(join(boxSessionsDir(root, 'b1'), ID, 'events.jsonl'), 'utf8')).toBe(line(0) + '\n');
-  });
-
-  it('past its checkpoint size the journal is emptied once the files are synced; closing empties it too', async () => {
-    const root = tempDir('pico-hub-');
-    const s = new HubStore(root, 128, 200);
-    s.offer('b1', ID, 0, line(0));
-    await s.flush();
-    expect(readFileSync(journalPath(root), 'utf8')).not.toBe('');
-    for (const seq of [1, 2, 3]) s.offer('b1', ID, seq, line(seq));
-    await s.flush();
-    expect(readFileSync(journalPath(root), 'utf8')).toBe('');
-    s.offer('b1', ID, 4, line(4));
-    s.close();
-    expect(readFileSync(journalPath(root), 'utf8')).toBe('');
-    expect(readFileSync(join(boxSessionsDir(root, 'b1'), ID, 'events.jsonl'), 'utf8')).toBe([0, 1, 2, 3, 4].map(line).join('\n') + '\n');
+    s.offer('b1', ID, 3, line(3));
+    s.close(); // what was not flushed is written on close
+    expect(readFileSync(path, 'utf8')).toBe([0, 1, 2, 3].map(line).join('\n') + '\n');
   });
 
   it('keeps boxes apart: the same session id under two boxes is two files', () => {
