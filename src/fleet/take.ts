@@ -110,13 +110,20 @@ export class Taker {
     });
   }
 
-  /** While idle, pull one job from the first consumer that has one, box first. */
+  /**
+   * While idle, pull one job from the first consumer that has one, box first. A job delivered to a
+   * box that died before acknowledging it is offered again after the ack wait, but the server
+   * does not count it as pending (it is "ack pending"), and no publish wakes anyone for it: so
+   * when no consumer has a pending job, those with one awaiting its ack are asked too (a second
+   * round, each ask waiting at most a second), or the job would wait for the next job published
+   * to its subject.
+   */
   private async sweep(): Promise<void> {
     while (!this.closed && !this.busy()) {
+      const infos = await Promise.all([...this.consumers.values()].map(async (c) => ({ c, info: await c.info(false) })));
+      const order = [...infos.filter((x) => x.info.num_pending > 0), ...infos.filter((x) => x.info.num_pending === 0 && x.info.num_ack_pending > 0)];
       let took = false;
-      for (const c of this.consumers.values()) {
-        const info = await c.info(false);
-        if (info.num_pending === 0) continue;
+      for (const { c } of order) {
         const m = await c.next({ expires: 1_000 });
         if (!m) continue;
         took = await this.handle(m);

@@ -29,8 +29,7 @@ import { runReport, type ReportResult } from '../../src/memory/reports.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { initRoot } from '../../src/root/init.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
-import { tempDir } from '../helpers/temp.js';
-import { freePort, NATS_SERVER, pico, startNats, startPico, type Proc } from './procs.js';
+import { NATS_SERVER, natsInTemp, pico, startNats, startPico, type Proc } from './procs.js';
 
 const BOXES = ['b1', 'b2', 'b3'] as const;
 type Box = (typeof BOXES)[number];
@@ -79,12 +78,13 @@ describe.skipIf(!NATS_SERVER)('a fleet of three boxes over a real nats-server', 
 });
 
 async function run(): Promise<void> {
+  // two sequences from the seed, so the kills' choices do not depend on how the two loops interleave
   const rand = seeded(SEED);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const dir = tempDir('pico-fleet-e2e-');
-  const port = await freePort();
-  const server = `nats://127.0.0.1:${port}`;
-  let nats = await startNats(port, join(dir, 'js'));
+  const chaosRand = seeded(SEED ^ 0x5bd1e995);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(chaosRand() * xs.length)]!;
+  const started = await natsInTemp('pico-fleet-e2e-');
+  const { dir, port, server } = started;
+  let nats = started.nats;
   const hubRoot = join(dir, 'hub');
   mkdirSync(hubRoot);
   const hub = startPico(['fleet', 'hub', '--root', hubRoot, '--server', server, '--dedup-ms', '1000']);
@@ -125,11 +125,11 @@ async function run(): Promise<void> {
   let serverAway = false;
   const chaos = (async () => {
     for (let k = 0; k < KILLS && chaosOn; k++) {
-      await sleep(100 + rand() * 1_100);
+      await sleep(100 + chaosRand() * 1_100);
       while (serverAway && chaosOn) await sleep(100); // the kills land while jobs flow, not all in the server's absence
       const agent = k % 2 === 0;
       const b = pick(agent && !b3Back ? (['b1', 'b2'] as const) : BOXES);
-      const pause = rand() * 1_000;
+      const pause = chaosRand() * 1_000;
       if (!chaosOn) return;
       kills.push(`${agent ? 'agent' : 'daemon'} ${b} at ${ids.length} jobs sent, back after ${Math.round(pause)} ms`);
       if (agent) await agents[b]!.kill('SIGKILL');

@@ -7,7 +7,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
 import { jsonLines, MAIN_JS } from '../daemon/spawn.js';
 
 /** The nats-server binary, or null when it is not installed (.ci/run installs it). */
@@ -85,6 +87,13 @@ export async function startNats(port: number, dir: string, config?: string): Pro
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`nats-server did not listen on ${port} within 10 s: ${p.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A temp folder and nats-server with JetStream in it on a free port: the start of every fleet suite. */
+export async function natsInTemp(prefix: string): Promise<{ dir: string; port: number; server: string; nats: Awaited<ReturnType<typeof startNats>> }> {
+  const dir = tempDir(prefix);
+  const port = await freePort();
+  return { dir, port, server: `nats://127.0.0.1:${port}`, nats: await startNats(port, join(dir, 'js')) };
 }
 
 /** Run a pico command to completion. */

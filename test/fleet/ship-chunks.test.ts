@@ -14,8 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/fleet/agent.js';
 import { Hub } from '../../src/fleet/hub.js';
 import { initRoot } from '../../src/root/init.js';
-import { tempDir } from '../helpers/temp.js';
-import { freePort, NATS_SERVER, startNats } from './procs.js';
+import { NATS_SERVER, natsInTemp } from './procs.js';
 
 const quiet = pino({ level: 'silent' });
 const ID = '20261202-030000-00000000c4c4';
@@ -33,10 +32,7 @@ const line = (seq: number, text: string): string => JSON.stringify({ seq, t: '20
 
 describe.skipIf(!NATS_SERVER)('shipping a ledger a chunk at a time', () => {
   it('a ledger of many chunks, one line longer than a chunk, arrives whole; a torn last line follows once finished', async () => {
-    const dir = tempDir('pico-fleet-chunks-');
-    const port = await freePort();
-    const server = `nats://127.0.0.1:${port}`;
-    const nats = await startNats(port, join(dir, 'js'));
+    const { dir, server, nats } = await natsInTemp('pico-fleet-chunks-');
     const box = join(dir, 'box');
     initRoot(box);
     const sdir = join(box, 'sessions', ID);
