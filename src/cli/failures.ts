@@ -23,6 +23,15 @@ const VIEW_PURPOSE: Record<string, string> = {
   v_cost: 'measured p50/p90 per provider and schema',
 };
 
+/** A report name that does not exist is the user's typo: a usage error listing the names. */
+function knownReport(name: string): void {
+  try {
+    findReport(name);
+  } catch (err) {
+    throw new UsageError(`--name: ${(err as Error).message}`);
+  }
+}
+
 /** Numeric flags become report parameters; anything else is a usage error. */
 function reportParams(values: Record<string, unknown>): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
@@ -68,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (sub !== 'report' && sub !== 'avoid') throw new UsageError(`unknown subcommand "${sub}"\nusage: ${USAGE}`);
-  if (values.name !== undefined) findReport(values.name); // a typo fails before the ingest
+  if (values.name !== undefined) knownReport(values.name); // a typo fails before the ingest
   const params = reportParams(values);
   const { ix, warning } = openForCli(root, !values['no-ingest']);
   if (warning) process.stderr.write(`pico failures: ${warning}\n`);
@@ -93,7 +102,7 @@ function printReports(results: ReportResult[], json: boolean): void {
 
 /** `report --fleet`: the reports per box from a hub's index (the hub ingests; this only reads). */
 async function fleetReport(root: string, name: string | undefined, params: Record<string, ParamValue>, json: boolean): Promise<number> {
-  if (name !== undefined) findReport(name);
+  if (name !== undefined) knownReport(name);
   const { openHubRoot, openHubIndex, indexedBoxes, fleetReports } = await import('../fleet/hub-views.js');
   const ix = openHubIndex(openHubRoot(root));
   try {

@@ -135,7 +135,7 @@ describe('pico report --fleet', () => {
 });
 
 describe('a root that is not a hub', () => {
-  it('is refused by name with the fix, exit 3, for both commands; --fleet goes with report only (exit 2)', () => {
+  it('is refused by name with the fix, exit 3, for both commands; --fleet goes with report only, and a report name must exist (exit 2)', () => {
     const box = join(dir, 'a-box');
     initRoot(box);
     mkdirSync(join(box, 'fleet'), { recursive: true });
@@ -151,6 +151,9 @@ describe('a root that is not a hub', () => {
       }
     }
     expect(pico(['report', '--fleet', '--root', box]).stderr).toContain("it is a box's root");
+    const typo = pico(['failures', 'report', '--fleet', '--name', 'provider_healt', '--root', hubRoot]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('no report named "provider_healt"; available: top_signatures');
     const list = pico(['failures', 'list', '--fleet', '--root', hubRoot]);
     expect(list.code).toBe(2);
     expect(list.stderr).toContain('--fleet goes with `pico failures report`');
