@@ -76,8 +76,9 @@ export class Agent {
       }
     })();
     this.isolation = (await worldCapabilities().catch(() => null))?.level ?? 'unknown';
-    this.shipper = new Shipper(this.fleet, this.o.root, this.o.box, this.state, this.log);
-    this.taker = new Taker(this.fleet, this.o.root, this.o.box, this.state, this.log, undefined, () => this.offline);
+    const ctx = { fleet: this.fleet, root: this.o.root, box: this.o.box, state: this.state, log: this.log };
+    this.shipper = new Shipper(ctx);
+    this.taker = new Taker(ctx, () => this.offline);
     await retrying('making the job consumers', this.log, () => this.taker.start());
     const every = (ms: number, f: () => void): void => {
       const t = setInterval(f, ms);

@@ -130,6 +130,7 @@ export class Hub {
       this.pending = [];
       if (msgs.length === 0 && this.waitingDoc.size === 0 && this.readyNow.size === 0) return;
       const t0 = performance.now();
+      const syncs = this.store.syncs;
       const touched = await this.store.flush();
       for (const m of msgs) m.ack();
       const t1 = performance.now();
@@ -139,7 +140,7 @@ export class Hub {
       const late = [...this.readyNow];
       this.readyNow.clear();
       if (ready.length + late.length > 0) this.counts.ingested += this.index.ingest([...new Set([...ready, ...late])]);
-      this.log.debug({ event: 'flushed', lines: msgs.length, sessions: touched.length, sync_ms: Math.round(t1 - t0), documents_ms: Math.round(t2 - t1), ingest_ms: Math.round(performance.now() - t2) }, `flushed ${msgs.length} lines`);
+      this.log.debug({ event: 'flushed', lines: msgs.length, sessions: touched.length, syncs: this.store.syncs - syncs, sync_ms: Math.round(t1 - t0), documents_ms: Math.round(t2 - t1), ingest_ms: Math.round(performance.now() - t2) }, `flushed ${msgs.length} lines`);
     }).catch((err: unknown) => {
       this.log.error({ event: 'flush_failed', err: (err as Error).message }, `hub flush failed (${(err as Error).message}); unacknowledged lines come again`);
     });
@@ -153,12 +154,14 @@ export class Hub {
 
   /** Write the documents sessions wait for; a session whose document arrived is ingested now. */
   private async fetchDocuments(): Promise<void> {
+    // each hash not held yet is asked for once, all side by side (a backlog cites hundreds)
+    const wanted = [...new Set([...this.waitingDoc.values()].map((w) => w.hash))].filter((h) => !this.documents.has(h));
+    await Promise.all(wanted.map(async (hash) => {
+      const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
+      if (entry && entry.operation === 'PUT') this.documents.set(hash, entry.string());
+    }));
     for (const [dir, { box, hash, since }] of [...this.waitingDoc]) {
-      let text = this.documents.get(hash);
-      if (text === undefined) {
-        const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
-        if (entry && entry.operation === 'PUT') this.documents.set(hash, (text = entry.string()));
-      }
+      const text = this.documents.get(hash);
       if (text === undefined) {
         if (Date.now() - since < DOC_WAIT_MS) continue; // not shipped yet, or the server is away: next flush
         // the box had no document to ship (a trimmed session): ingest without provider identities

@@ -3,8 +3,8 @@
  * are the offline buffer, and this only moves a read offset.
  *
  * One pass: for each session not yet done, read its ledger from the saved
- * offset to its current size, take the complete lines (a torn last line waits
- * for its writer), publish each to `pico.ev.<box>.<session>` with message id
+ * offset to its current size, 256 kB at a time into one reused buffer, take
+ * the complete lines (a torn last line waits for its writer), publish each to `pico.ev.<box>.<session>` with message id
  * `<session>:<seq>`, and advance the offset over the longest run of lines the
  * server acknowledged, saved before the next pass. A line the server did not
  * acknowledge (it is down, or the link dropped) is sent again on a later
@@ -12,21 +12,27 @@
  * seq check catches any later one, so each event lands once. A composition
  * document is put into its bucket once per hash, before the line that cites
  * it, so the hub can find it when the line arrives. A session whose
- * result.json exists and whose ledger is shipped to its end is done. This
+ * result.json exists and whose ledger is shipped to its end is done. What the
+ * agent holds while it ships is bounded by the chunk and the 64 publishes in
+ * flight, whatever the backlog: a week offline or one ledger of many
+ * megabytes does not grow it (bench/fleet.ts measures it). This
  * module takes no jobs (take.ts), reports no job's end (agent.ts) and sends
  * no heartbeat.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
 import { COMPOSITION_FILE } from '../ledger/composition.js';
 import { isSessionId } from '../ledger/session-id.js';
-import type { Fleet } from './connect.js';
 import { compositionKey, eventMsgId, eventSubject } from './names.js';
-import { writeAgentState, type AgentState } from './state.js';
+import { writeAgentState, type BoxContext } from './state.js';
 
-/** Lines published per session before their acks are awaited together. */
-const BATCH = 512;
+/**
+ * Bytes of a ledger read at a time: a week offline or one huge ledger costs the agent this much
+ * (and the lines in it), never the ledger's size; the buffer is the shipper's one, reused.
+ */
+const CHUNK = 256 * 1024;
+/** Lines published before their acks are awaited together: bounds what the client holds pending. */
+const IN_FLIGHT = 64;
 
 export interface ShipPass {
   sessions: number;
@@ -76,22 +82,17 @@ function splitLines(buf: Buffer, from: number): { lines: Line[]; end: number } {
 export class Shipper {
   private readonly done: Set<string>;
   private readonly compositions: Set<string>;
+  private readonly chunk = Buffer.allocUnsafe(CHUNK);
 
-  constructor(
-    private readonly fleet: Fleet,
-    private readonly root: string,
-    private readonly box: string,
-    private readonly state: AgentState,
-    private readonly log: Logger,
-  ) {
-    this.done = new Set(state.done);
-    this.compositions = new Set(state.compositions);
+  constructor(private readonly ctx: BoxContext) {
+    this.done = new Set(ctx.state.done);
+    this.compositions = new Set(ctx.state.compositions);
   }
 
   /** One pass over every session not yet done. */
   async pass(): Promise<ShipPass> {
     const out: ShipPass = { sessions: 0, lines: 0, bytes: 0, lagBytes: 0, lagSessions: 0, stalled: false };
-    const sessionsDir = join(this.root, 'sessions');
+    const sessionsDir = join(this.ctx.root, 'sessions');
     let all: string[];
     try {
       all = readdirSync(sessionsDir).filter(isSessionId);
@@ -104,7 +105,7 @@ export class Shipper {
       // sessions removed by retention (pico gc) are forgotten here too, so the state stays small
       const present = new Set(all);
       for (const n of this.done) if (!present.has(n)) this.done.delete(n);
-      this.state.done = [...this.done];
+      this.ctx.state.done = [...this.done];
       changed = true;
     }
     for (const session of names) {
@@ -115,16 +116,16 @@ export class Shipper {
       } catch {
         continue; // claimed, no ledger yet
       }
-      let offset = this.state.shipped[session] ?? 0;
+      let offset = this.ctx.state.shipped[session] ?? 0;
       if (size < offset) {
-        this.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
-        offset = this.state.shipped[session] = size;
+        this.ctx.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
+        offset = this.ctx.state.shipped[session] = size;
         changed = true;
       }
       if (!out.stalled && size > offset) {
         const shipped = await this.shipSession(session, ledger, offset, size);
         if (shipped.end > offset) {
-          this.state.shipped[session] = shipped.end;
+          this.ctx.state.shipped[session] = shipped.end;
           changed = true;
           out.sessions++;
           out.lines += shipped.lines;
@@ -138,43 +139,75 @@ export class Shipper {
         out.lagSessions++;
       } else if (existsSync(join(sessionsDir, session, 'result.json')) && statSync(ledger).size === offset) {
         this.done.add(session);
-        this.state.done.push(session);
-        delete this.state.shipped[session];
+        this.ctx.state.done.push(session);
+        delete this.ctx.state.shipped[session];
         changed = true;
       }
     }
-    if (changed) writeAgentState(this.root, this.state);
+    if (changed) writeAgentState(this.ctx.root, this.ctx.state);
     return out;
   }
 
-  /** Publish the complete lines of [offset, size); the end of the acknowledged run and whether it stopped early. */
+  /**
+   * Publish the complete lines of [offset, size), a chunk at a time; the end of the acknowledged run
+   * and whether it stopped early. Lines that are not events (passed over) move the offset too, once
+   * every event before them is acknowledged.
+   */
   private async shipSession(session: string, ledger: string, offset: number, size: number): Promise<{ end: number; lines: number; stalled: boolean }> {
-    const buf = readFileSync(ledger).subarray(offset, size); // a ledger is small; one read
-    const { lines } = splitLines(buf, offset);
     let end = offset;
     let count = 0;
-    for (let i = 0; i < lines.length; i += BATCH) {
-      const batch = lines.slice(i, i + BATCH);
-      for (const l of batch) {
-        if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
-          if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
+    const fd = openSync(ledger, 'r');
+    try {
+      while (end < size) {
+        const chunk = this.readLines(fd, end, size);
+        if (chunk.end === end) break; // an unfinished last line: its writer may still finish it
+        for (let i = 0; i < chunk.lines.length; i += IN_FLIGHT) {
+          const batch = chunk.lines.slice(i, i + IN_FLIGHT);
+          for (const l of batch) {
+            if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
+              if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
+            }
+          }
+          const acks = await Promise.allSettled(batch.map((l) =>
+            this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
+          for (let k = 0; k < acks.length; k++) {
+            const a = acks[k]!;
+            if (a.status === 'rejected') {
+              this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
+              return { end, lines: count, stalled: true };
+            }
+            end = batch[k]!.end;
+            count++;
+          }
         }
+        end = chunk.end;
       }
-      const acks = await Promise.allSettled(batch.map((l) =>
-        this.fleet.js.publish(eventSubject(this.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
-      for (let k = 0; k < acks.length; k++) {
-        const a = acks[k]!;
-        if (a.status === 'rejected') {
-          this.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
-          return { end, lines: count, stalled: true };
-        }
-        end = batch[k]!.end;
-        count++;
-      }
+    } finally {
+      closeSync(fd);
     }
-    // lines that were not events (passed over) still move the offset, once every event before them is acknowledged
-    const whole = splitLines(buf, offset).end;
-    return { end: Math.max(end, count === lines.length ? whole : end), lines: count, stalled: false };
+    return { end, lines: count, stalled: false };
+  }
+
+  /**
+   * The complete lines of the ledger from byte `from`, at most CHUNK bytes of them (read into the
+   * shipper's one buffer), but always at least one line: a line longer than CHUNK is read whole
+   * into a buffer of its own. None (end = from) when no line ends before `size`.
+   */
+  private readLines(fd: number, from: number, size: number): { lines: Line[]; end: number } {
+    let want = Math.min(CHUNK, size - from);
+    let buf = this.chunk;
+    for (;;) {
+      if (buf.length < want) buf = Buffer.allocUnsafe(want);
+      let n = 0;
+      while (n < want) {
+        const r = readSync(fd, buf, n, want - n, from + n);
+        if (r === 0) break;
+        n += r;
+      }
+      const got = buf.subarray(0, n);
+      if (got.lastIndexOf(0x0a) !== -1 || from + n >= size || n < want) return splitLines(got, from);
+      want = Math.min(want * 2, size - from); // one line longer than the chunk: read further
+    }
   }
 
   /**
@@ -185,23 +218,23 @@ export class Shipper {
   private async shipComposition(session: string, hash: string): Promise<boolean> {
     let text = '';
     try {
-      text = readFileSync(join(this.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
+      text = readFileSync(join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
     } catch {
       // no document beside the ledger: the empty value says so
     }
     const key = compositionKey(hash);
     try {
-      await this.fleet.compositions.create(key, text);
+      await this.ctx.fleet.compositions.create(key, text);
     } catch (err) {
-      const held = await this.fleet.compositions.get(key).catch(() => null);
+      const held = await this.ctx.fleet.compositions.get(key).catch(() => null);
       if (!held || held.operation !== 'PUT') {
-        this.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
+        this.ctx.log.warn({ event: 'ship_stalled', session, composition: hash, err: (err as Error).message }, `composition ${hash} was not stored (${(err as Error).message}); retrying later`);
         return false;
       }
-      if (held.length === 0 && text.length > 0) await this.fleet.compositions.put(key, text).catch(() => {});
+      if (held.length === 0 && text.length > 0) await this.ctx.fleet.compositions.put(key, text).catch(() => {});
     }
     this.compositions.add(hash);
-    this.state.compositions.push(hash);
+    this.ctx.state.compositions.push(hash);
     return true;
   }
 }

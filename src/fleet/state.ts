@@ -12,7 +12,9 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
 import { writeFileAtomicSync } from '../base/durable-file.js';
+import type { Fleet } from './connect.js';
 
 export interface AgentState {
   state: 'fleet-agent-state@1';
@@ -24,6 +26,15 @@ export interface AgentState {
   compositions: string[];
   /** fleet job ids this box took whose end is not yet written into the claims bucket */
   taken: string[];
+}
+
+/** What the shipper and the taker of one box share: the connection, the box's root and name, the agent's state, the log. */
+export interface BoxContext {
+  fleet: Fleet;
+  root: string;
+  box: string;
+  state: AgentState;
+  log: Logger;
 }
 
 export class AgentStateError extends Error {

@@ -24,16 +24,14 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
 import { AckPolicy, type Consumer, type JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import { fleetInboxName } from '../daemon/claim.js';
 import { writeFileAtomic, writeFileAtomicSync } from '../base/durable-file.js';
-import type { Fleet } from './connect.js';
 import { parseClaim, parseFleetJob, type Claim, type FleetJob } from './envelope.js';
 import { JOBS_STREAM, jobConsumer, jobSubject, type Selector } from './names.js';
 import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
-import { writeAgentState, type AgentState } from './state.js';
+import { writeAgentState, type BoxContext } from './state.js';
 
 /** How long a taken message may stay unacknowledged before the server offers it again. */
 const ACK_WAIT_MS = 30_000;
@@ -47,23 +45,17 @@ export class Taker {
   private readonly journal: string;
 
   constructor(
-    private readonly fleet: Fleet,
-    private readonly root: string,
-    private readonly box: string,
-    private readonly state: AgentState,
-    private readonly log: Logger,
-    /** called with each job dropped into the inbox */
-    private readonly onTaken: (job: FleetJob) => void = () => {},
+    private readonly ctx: BoxContext,
     /** true while the server is away: no sweep then */
     private readonly away: () => boolean = () => false,
   ) {
-    this.journal = join(root, 'fleet', '.taking');
+    this.journal = join(ctx.root, 'fleet', '.taking');
   }
 
   /** The selectors this box serves: its own name, its providers, their capabilities. */
   selectors(): Selector[] {
-    const o = readOffer(this.root);
-    return [{ kind: 'box', value: this.box }, ...o.models.map((value) => ({ kind: 'model' as const, value })), ...o.capabilities.map((value) => ({ kind: 'cap' as const, value }))];
+    const o = readOffer(this.ctx.root);
+    return [{ kind: 'box', value: this.ctx.box }, ...o.models.map((value) => ({ kind: 'model' as const, value })), ...o.capabilities.map((value) => ({ kind: 'cap' as const, value }))];
   }
 
   /** Make the consumers, finish journal entries left by a crash, subscribe to wake-ups; safe to call again after a failure. */
@@ -73,20 +65,20 @@ export class Taker {
       const durable = jobConsumer(sel);
       if (this.consumers.has(durable)) continue; // made by an earlier attempt of start()
       try {
-        await this.fleet.jsm.consumers.info(JOBS_STREAM, durable);
+        await this.ctx.fleet.jsm.consumers.info(JOBS_STREAM, durable);
       } catch {
-        await this.fleet.jsm.consumers.add(JOBS_STREAM, { durable_name: durable, filter_subject: jobSubject(sel), ack_policy: AckPolicy.Explicit, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 1000 })
+        await this.ctx.fleet.jsm.consumers.add(JOBS_STREAM, { durable_name: durable, filter_subject: jobSubject(sel), ack_policy: AckPolicy.Explicit, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 1000 })
           .catch(async (err: unknown) => {
-            await this.fleet.jsm.consumers.info(JOBS_STREAM, durable).catch(() => { throw err; }); // made by another box meanwhile
+            await this.ctx.fleet.jsm.consumers.info(JOBS_STREAM, durable).catch(() => { throw err; }); // made by another box meanwhile
           });
       }
-      this.consumers.set(durable, await this.fleet.js.consumers.get(JOBS_STREAM, durable));
-      const sub = this.fleet.nc.subscribe(jobSubject(sel), { callback: () => this.wake() });
+      this.consumers.set(durable, await this.ctx.fleet.js.consumers.get(JOBS_STREAM, durable));
+      const sub = this.ctx.fleet.nc.subscribe(jobSubject(sel), { callback: () => this.wake() });
       this.subs.push(sub);
     }
     for (const name of readdirSync(this.journal).filter((n) => n.endsWith('.json'))) {
       const job = parseFleetJob(readFileSync(join(this.journal, name)));
-      this.log.info({ event: 'fleet_resume', job: job.id }, `finishing fleet job ${job.id}, taken before a restart`);
+      this.ctx.log.info({ event: 'fleet_resume', job: job.id }, `finishing fleet job ${job.id}, taken before a restart`);
       await this.takeOne(job, null);
     }
   }
@@ -99,7 +91,7 @@ export class Taker {
       return;
     }
     this.sweeping = this.sweep().catch((err: unknown) => {
-      this.log.warn({ event: 'take_failed', err: (err as Error).message }, `taking jobs failed (${(err as Error).message}); trying again at the next sweep`);
+      this.ctx.log.warn({ event: 'take_failed', err: (err as Error).message }, `taking jobs failed (${(err as Error).message}); trying again at the next sweep`);
     }).finally(() => {
       this.sweeping = null;
       if (this.again && !this.closed) {
@@ -111,20 +103,27 @@ export class Taker {
 
   /** True while the box has work of its own: a job in the inbox or in the daemon, or a taken job not yet ended. */
   busy(): boolean {
-    if (inboxDepth(this.root) > 0 || daemonDepth(this.root) > 0) return true;
-    return this.state.taken.some((id) => {
-      const s = takenState(this.root, id);
+    if (inboxDepth(this.ctx.root) > 0 || daemonDepth(this.ctx.root) > 0) return true;
+    return this.ctx.state.taken.some((id) => {
+      const s = takenState(this.ctx.root, id);
       return s === 'queued' || s === 'running';
     });
   }
 
-  /** While idle, pull one job from the first consumer that has one, box first. */
+  /**
+   * While idle, pull one job from the first consumer that has one, box first. A job delivered to a
+   * box that died before acknowledging it is offered again after the ack wait, but the server
+   * does not count it as pending (it is "ack pending"), and no publish wakes anyone for it: so
+   * when no consumer has a pending job, those with one awaiting its ack are asked too (a second
+   * round, each ask waiting at most a second), or the job would wait for the next job published
+   * to its subject.
+   */
   private async sweep(): Promise<void> {
     while (!this.closed && !this.busy()) {
+      const infos = await Promise.all([...this.consumers.values()].map(async (c) => ({ c, info: await c.info(false) })));
+      const order = [...infos.filter((x) => x.info.num_pending > 0), ...infos.filter((x) => x.info.num_pending === 0 && x.info.num_ack_pending > 0)];
       let took = false;
-      for (const c of this.consumers.values()) {
-        const info = await c.info(false);
-        if (info.num_pending === 0) continue;
+      for (const { c } of order) {
         const m = await c.next({ expires: 1_000 });
         if (!m) continue;
         took = await this.handle(m);
@@ -140,7 +139,7 @@ export class Taker {
     try {
       job = parseFleetJob(m.data);
     } catch (err) {
-      this.log.warn({ event: 'fleet_job_refused', subject: m.subject, problem: (err as Error).message }, `a message on ${m.subject} is not a runnable fleet job (${(err as Error).message}); it is removed from the queue`);
+      this.ctx.log.warn({ event: 'fleet_job_refused', subject: m.subject, problem: (err as Error).message }, `a message on ${m.subject} is not a runnable fleet job (${(err as Error).message}); it is removed from the queue`);
       m.term();
       return false;
     }
@@ -150,36 +149,35 @@ export class Taker {
 
   /** Steps 2-5 for one journalled job (`m` null: resumed from the journal, nothing to ack). */
   private async takeOne(job: FleetJob, m: JsMsg | null): Promise<boolean> {
-    const mine: Claim = { box: this.box, claimed_at: new Date().toISOString() };
+    const mine: Claim = { box: this.ctx.box, claimed_at: new Date().toISOString() };
     let ours = false;
     let ended = false;
     try {
-      await this.fleet.claims.create(job.id, JSON.stringify(mine));
+      await this.ctx.fleet.claims.create(job.id, JSON.stringify(mine));
       ours = true;
     } catch {
-      const e = await this.fleet.claims.get(job.id);
+      const e = await this.ctx.fleet.claims.get(job.id);
       const held = e && e.operation === 'PUT' ? parseClaim(e.value) : null;
       if (!held) throw new Error(`claim of ${job.id} was refused but no claim is stored; the server may be unavailable`);
-      ours = held.box === this.box;
+      ours = held.box === this.ctx.box;
       ended = held.ended_at !== undefined; // its session ended (and may since be removed by retention): never again
-      if (!ours) this.log.info({ event: 'fleet_skip', job: job.id, claimed_by: held.box }, `fleet job ${job.id} is already claimed by box ${held.box}; skipped`);
+      if (!ours) this.ctx.log.info({ event: 'fleet_skip', job: job.id, claimed_by: held.box }, `fleet job ${job.id} is already claimed by box ${held.box}; skipped`);
     }
     let dropped = false;
     if (ours && !ended) {
-      const inbox = join(this.root, 'sessions', 'inbox', fleetInboxName(job.id));
+      const inbox = join(this.ctx.root, 'sessions', 'inbox', fleetInboxName(job.id));
       // dropped before (a crash came after the drop) or refused by the daemon since: once is enough
-      if (takenState(this.root, job.id) === 'gone' && !this.state.taken.includes(job.id)) {
-        mkdirSync(join(this.root, 'sessions', 'inbox'), { recursive: true });
+      if (takenState(this.ctx.root, job.id) === 'gone' && !this.ctx.state.taken.includes(job.id)) {
+        mkdirSync(join(this.ctx.root, 'sessions', 'inbox'), { recursive: true });
         await writeFileAtomic(inbox, JSON.stringify(job.job), true, 0o640);
         dropped = true;
       }
-      if (!this.state.taken.includes(job.id)) {
-        this.state.taken.push(job.id);
-        writeAgentState(this.root, this.state);
+      if (!this.ctx.state.taken.includes(job.id)) {
+        this.ctx.state.taken.push(job.id);
+        writeAgentState(this.ctx.root, this.ctx.state);
       }
       if (dropped) {
-        this.log.info({ event: 'fleet_taken', job: job.id, to: job.to }, `took fleet job ${job.id} (${job.to})`);
-        this.onTaken(job);
+        this.ctx.log.info({ event: 'fleet_taken', job: job.id, to: job.to }, `took fleet job ${job.id} (${job.to})`);
       }
     }
     if (m) await m.ackAck();

@@ -13,7 +13,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { shortProvider, type ReportData } from './collect.js';
+import { shortProvider, type OnBox, type ReportData } from './collect.js';
 
 export interface Chart {
   id: string;
@@ -59,6 +59,8 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 }
 
 const label = (provider: string, schema: string): string => `${shortProvider(provider)} · ${schema}`;
+/** A row's name on an axis, led by its box on a fleet hub's page (rows of two boxes are two bars). */
+const onBox = (r: OnBox, name: string): string => (r.box === undefined ? name : `${r.box} · ${name}`);
 /** Where the log axis starts: a code provider's sub-millisecond call still gets a bar; one under 0.1 ms is drawn at it (the table holds the figure). */
 const LOG_FLOOR_MS = 0.1;
 
@@ -66,10 +68,10 @@ const LOG_FLOOR_MS = 0.1;
 export function chartSpecs(d: ReportData): { id: string; title: string; description: string; spec: TopLevelSpec | null }[] {
   const outcomes = colorScale(OUTCOME_COLORS, d.jobs_per_day.map((r) => r.outcome));
   const remedies = colorScale(REMEDY_COLORS, d.signatures.map((r) => r.remedy));
-  const durations = d.durations.flatMap((r) => [{ provider: shortProvider(r.provider), stat: 'p50', ms: Math.max(LOG_FLOOR_MS, r.p50_ms) }, { provider: shortProvider(r.provider), stat: 'p90', ms: Math.max(LOG_FLOOR_MS, r.p90_ms) }]);
-  const passes = d.pass_rate.map((r) => ({ ...r, series: label(r.provider, r.schema), label: `${Math.round(r.pass_rate * 100)}% of ${r.ok + r.failed}` }));
-  const sigs = d.signatures.map((r, i) => ({ ...r, name: `${i + 1}. ${r.kind}: ${r.signature.slice(0, 48)}` }));
-  const gaps = d.capability_gaps.map((r) => ({ ...r, name: `${r.capability} → ${r.schema}` }));
+  const durations = d.durations.flatMap((r) => [{ provider: onBox(r, shortProvider(r.provider)), stat: 'p50', ms: Math.max(LOG_FLOOR_MS, r.p50_ms) }, { provider: onBox(r, shortProvider(r.provider)), stat: 'p90', ms: Math.max(LOG_FLOOR_MS, r.p90_ms) }]);
+  const passes = d.pass_rate.map((r) => ({ ...r, series: onBox(r, label(r.provider, r.schema)), label: `${Math.round(r.pass_rate * 100)}% of ${r.ok + r.failed}` }));
+  const sigs = d.signatures.map((r, i) => ({ ...r, name: `${i + 1}. ${onBox(r, `${r.kind}: ${r.signature.slice(0, 48)}`)}` }));
+  const gaps = d.capability_gaps.map((r) => ({ ...r, name: onBox(r, `${r.capability} → ${r.schema}`) }));
   const bar = (n: number): number => Math.max(60, n * 22);
   return [
     {
@@ -92,7 +94,7 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
         ...BASE, height: bar(d.durations.length * 2), description: 'p50 and p90 call duration per provider',
         data: { values: durations }, mark: { type: 'bar' },
         encoding: {
-          y: { field: 'provider', type: 'nominal', title: null, sort: d.durations.map((r) => shortProvider(r.provider)) },
+          y: { field: 'provider', type: 'nominal', title: null, sort: d.durations.map((r) => onBox(r, shortProvider(r.provider))) },
           yOffset: { field: 'stat', type: 'nominal' },
           x: { field: 'ms', type: 'quantitative', title: 'milliseconds (log scale)', scale: { type: 'log', domainMin: LOG_FLOOR_MS }, axis: { format: '~g' } },
           // a log scale has no zero to grow a bar from: each bar starts at the axis' floor
@@ -149,8 +151,8 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
       id: 'fixes', title: 'Ladder fixes each provider needed',
       description: 'Stacked bars: for each provider, how many repairs of each kind the validation ladder made to its outputs (on facts and on failed attempts).',
       spec: d.fixes.length === 0 ? null : {
-        ...BASE, height: bar(new Set(d.fixes.map((r) => r.provider)).size), description: 'Repairs per provider by kind',
-        data: { values: d.fixes.map((r) => ({ ...r, provider: shortProvider(r.provider), n: r.on_facts + r.on_failed })) }, mark: { type: 'bar' },
+        ...BASE, height: bar(new Set(d.fixes.map((r) => onBox(r, r.provider))).size), description: 'Repairs per provider by kind',
+        data: { values: d.fixes.map((r) => ({ ...r, provider: onBox(r, shortProvider(r.provider)), n: r.on_facts + r.on_failed })) }, mark: { type: 'bar' },
         encoding: {
           y: { field: 'provider', type: 'nominal', title: null },
           x: { field: 'n', type: 'quantitative', aggregate: 'sum', title: 'fixes made', axis: { tickMinStep: 1, format: 'd' } },

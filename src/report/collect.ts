@@ -71,18 +71,39 @@ export interface ReportData {
     skipped_list: { session: string; reason: string }[];
   };
   jobs_per_day: { day: string; outcome: string; jobs: number }[];
-  durations: { provider: string; calls: number; failed_calls: number; p50_ms: number; p90_ms: number; max_ms: number }[];
-  pass_rate: { period: string; provider: string; schema: string; ok: number; failed: number; pass_rate: number }[];
-  signatures: { kind: string; signature: string; seen: number; sessions: number; remedy: string; remedies: Record<string, number>; untrusted: number; last_seen: string }[];
+  durations: ({ provider: string; calls: number; failed_calls: number; p50_ms: number; p90_ms: number; max_ms: number } & OnBox)[];
+  pass_rate: ({ period: string; provider: string; schema: string; ok: number; failed: number; pass_rate: number } & OnBox)[];
+  signatures: ({ kind: string; signature: string; seen: number; sessions: number; remedy: string; remedies: Record<string, number>; untrusted: number; last_seen: string } & OnBox)[];
   signatures_total: number;
-  capability_gaps: { capability: string; schema: string; seen: number; sessions: number; declined: number; filters: Record<string, number>; last_seen: string }[];
-  fixes: { provider: string; kind: string; fix: string; on_facts: number; on_failed: number }[];
+  capability_gaps: ({ capability: string; schema: string; seen: number; sessions: number; declined: number; filters: Record<string, number>; last_seen: string } & OnBox)[];
+  fixes: ({ provider: string; kind: string; fix: string; on_facts: number; on_failed: number } & OnBox)[];
   /** every job that ended declined, newest first: its goal, why, the failure kinds on the way (not counted among the signatures) */
-  declined: Declined[];
+  declined: (Declined & OnBox)[];
+  /** a fleet hub's report (fleet.ts): one line per box, and every row above names its box */
+  boxes?: BoxLine[];
+}
+
+/** The box a row came from, in a fleet hub's report (absent on a box's own). */
+export interface OnBox {
+  box?: string;
+}
+
+/** One box's totals in a fleet hub's report. */
+export interface BoxLine {
+  box: string;
+  jobs: number;
+  by_outcome: Record<string, number>;
+  events: number;
+  failures: number;
+  capability_gaps: number;
+  ledgers_skipped: number;
+  last_event: string | null;
 }
 
 export interface CollectOptions {
   root: string;
+  /** the sessions folder to read, when not the root's own (a hub's copy of one box's, fleet.ts) */
+  sessionsDir?: string;
   /** the window: sessions that started within this many days before `now` */
   days: number;
   now?: Date;
@@ -115,7 +136,7 @@ export function collectReport(o: CollectOptions): ReportData {
     ledgers.skipped++;
     if (ledgers.skipped_list.length < MAX_SKIPPED_LISTED) ledgers.skipped_list.push({ session, reason });
   };
-  const dir = sessionsDirFor(o.root);
+  const dir = o.sessionsDir ?? sessionsDirFor(o.root);
   const rules = rootRules(o.root);
   const names = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && isSessionFolderName(d.name)).map((d) => d.name).sort() : [];
   for (const name of names) {

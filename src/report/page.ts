@@ -11,7 +11,7 @@
  * it computes nothing (collect.ts) and draws nothing (charts.ts).
  */
 import type { Chart } from './charts.js';
-import { shortProvider, TOP_DECLINED, type ReportData } from './collect.js';
+import { shortProvider, TOP_DECLINED, type OnBox, type ReportData } from './collect.js';
 
 /** Escape text for HTML content and attribute values. */
 export function esc(v: unknown): string {
@@ -88,16 +88,29 @@ function header(d: ReportData): string {
     l.with_set_aside > 0 ? `${l.with_set_aside} session(s) hold bytes set aside earlier (events.jsonl.torn-* / .damaged-*)` : '',
   ].filter(Boolean);
   const skipped = l.skipped_list.length === 0 ? '' : table('Skipped ledgers', ['session', 'why'], l.skipped_list.map((s) => [s.session, s.reason]));
-  return `<header><h1>picoharness report</h1>
-<p class="meta">Root <code>${esc(d.root)}</code> · sessions started since ${esc(d.since.slice(0, 16).replace('T', ' '))} UTC (last ${esc(d.days)} days) · generated ${esc(d.generated_at.slice(0, 19).replace('T', ' '))} UTC<br>
+  return `<header><h1>picoharness report${d.boxes ? `: a fleet of ${d.boxes.length} boxes` : ''}</h1>
+<p class="meta">${d.boxes ? 'Hub root' : 'Root'} <code>${esc(d.root)}</code> · sessions started since ${esc(d.since.slice(0, 16).replace('T', ' '))} UTC (last ${esc(d.days)} days) · generated ${esc(d.generated_at.slice(0, 19).replace('T', ' '))} UTC<br>
 Events from ${esc(when(d.range.first))} to ${esc(when(d.range.last))} UTC</p>
 <dl class="counts">${box('jobs', c.sessions)}${box('declined goals', d.declined.length)}${Object.entries(c.by_outcome).map(([k, v]) => box(k, v)).join('')}${box('facts', c.facts)}${box('failures', c.failures)}${box('provider calls', c.provider_calls)}${box('capability gaps', c.capability_gaps)}${box('ledgers skipped', l.skipped)}${box('outside the window', l.outside_window)}</dl>
 ${trouble.map((t) => `<p class="warn">${esc(t)}.</p>`).join('\n')}${skipped}</header>`;
 }
 
+/** A fleet hub's page (its rows name their box): the boxes, side by side. */
+function boxesSection(d: ReportData): string {
+  if (!d.boxes) return '';
+  const outcomes = Object.keys(d.counts.by_outcome);
+  return `<section aria-labelledby="h-boxes"><h2 id="h-boxes">Boxes</h2>
+<p class="desc">One row per box whose ledgers the hub holds; every table below names the box each row came from.</p>
+<div class="tablewrap">${table(`${d.boxes.length} boxes`, ['box', 'jobs', ...outcomes, 'events', 'failures', 'capability gaps', 'ledgers skipped', 'last event (UTC)'],
+    d.boxes.map((b) => [b.box, b.jobs, ...outcomes.map((o) => b.by_outcome[o] ?? 0), b.events, b.failures, b.capability_gaps, b.ledgers_skipped, when(b.last_event)]))}</div></section>`;
+}
+
 /** The whole page. */
 export function renderPage(d: ReportData, charts: readonly Chart[]): string {
   const ch = (id: string): Chart | undefined => charts.find((c) => c.id === id);
+  // a fleet hub's rows carry their box: it becomes the first column (after the rank)
+  const H: string[] = d.boxes ? ['box'] : [];
+  const B = (r: OnBox): Cell[] => (d.boxes ? [r.box ?? ''] : []);
   const outcomes = Object.keys(d.counts.by_outcome);
   const days = [...new Set(d.jobs_per_day.map((r) => r.day))];
   const jobsRows = days.map((day) => {
@@ -108,22 +121,23 @@ export function renderPage(d: ReportData, charts: readonly Chart[]): string {
   // what needs a person comes first: declined goals, failures, gaps; then the running picture
   const body = [
     header(d),
+    boxesSection(d),
     `<section aria-labelledby="h-declined"><h2 id="h-declined">Declined goals</h2>
 <p class="desc">One row per job that ended declined, newest first: the goal as it was asked, why it was declined, and the kinds of failure on the way (these are not counted again among the signatures below).</p>
-<div class="tablewrap">${table(`${declined.length} of ${d.declined.length} declined goals`, ['started (UTC)', 'goal', 'why', 'failures on the way', 'session'],
-      declined.map((r) => [r.t.slice(0, 16).replace('T', ' '), r.goal, r.reason, r.kinds.join(', ') || '—', r.session]), ['', 'sig', 'sig'])}</div></section>`,
-    section(ch('signatures'), table(`Top ${d.signatures.length} of ${d.signatures_total} failure signatures`, ['#', 'kind', 'signature', 'seen', 'sessions', 'remedies', 'last seen'],
-      d.signatures.map((r, i) => [i + 1, r.kind, r.signature, r.seen, r.sessions, pairs(r.remedies), r.last_seen.slice(0, 16).replace('T', ' ')]), ['', '', 'sig']),
+<div class="tablewrap">${table(`${declined.length} of ${d.declined.length} declined goals`, ['started (UTC)', ...H, 'goal', 'why', 'failures on the way', 'session'],
+      declined.map((r) => [r.t.slice(0, 16).replace('T', ' '), ...B(r), r.goal, r.reason, r.kinds.join(', ') || '—', r.session]), ['', ...H.map(() => ''), 'sig', 'sig'])}</div></section>`,
+    section(ch('signatures'), table(`Top ${d.signatures.length} of ${d.signatures_total} failure signatures`, ['#', ...H, 'kind', 'signature', 'seen', 'sessions', 'remedies', 'last seen'],
+      d.signatures.map((r, i) => [i + 1, ...B(r), r.kind, r.signature, r.seen, r.sessions, pairs(r.remedies), r.last_seen.slice(0, 16).replace('T', ' ')]), ['', ...H.map(() => ''), '', 'sig']),
     `<p class="desc">A remedy is what followed the failure: <b>retry_same</b> the same provider then passed, <b>escalated</b> another provider did, <b>replanned</b> a new plan was made, <b>declined</b> the job said it could not, <b>abandoned</b> the job ended without it, <b>open</b> the job has not ended. Signatures can quote outside (T1) data: read them as data. More: <code>pico failures report</code>.</p>`),
-    section(ch('gaps'), table('Capability gaps', ['capability', 'schema', 'times', 'sessions', 'declined', 'candidates ruled out, by filter', 'last seen'],
-      d.capability_gaps.map((r) => [r.capability, r.schema, r.seen, r.sessions, r.declined, pairs(r.filters), r.last_seen.slice(0, 16).replace('T', ' ')]))),
+    section(ch('gaps'), table('Capability gaps', [...H, 'capability', 'schema', 'times', 'sessions', 'declined', 'candidates ruled out, by filter', 'last seen'],
+      d.capability_gaps.map((r) => [...B(r), r.capability, r.schema, r.seen, r.sessions, r.declined, pairs(r.filters), r.last_seen.slice(0, 16).replace('T', ' ')]))),
     section(ch('jobs'), table('Jobs per day (UTC) by outcome', ['day', ...outcomes, 'total'], jobsRows)),
-    section(ch('passrate'), table(`Pass rate per provider and schema, by ${d.period}`, [d.period, 'provider', 'schema', 'passed', 'failed', 'pass rate'],
-      d.pass_rate.map((r) => [r.period, provider(r.provider), r.schema, r.ok, r.failed, pct(r.pass_rate)]))),
-    section(ch('durations'), table('Call duration per provider (ms)', ['provider', 'calls', 'failed calls', 'p50', 'p90', 'max'],
-      d.durations.map((r) => [provider(r.provider), r.calls, r.failed_calls, ms(r.p50_ms), ms(r.p90_ms), ms(r.max_ms)]))),
-    section(ch('fixes'), table('Ladder fixes per provider (most made first)', ['provider', 'kind', 'fix', 'on facts', 'on failed attempts'],
-      d.fixes.slice(0, 40).map((r) => [provider(r.provider), r.kind, r.fix, r.on_facts, r.on_failed]), ['', '', 'sig'])),
+    section(ch('passrate'), table(`Pass rate per provider and schema, by ${d.period}`, [d.period, ...H, 'provider', 'schema', 'passed', 'failed', 'pass rate'],
+      d.pass_rate.map((r) => [r.period, ...B(r), provider(r.provider), r.schema, r.ok, r.failed, pct(r.pass_rate)]))),
+    section(ch('durations'), table('Call duration per provider (ms)', [...H, 'provider', 'calls', 'failed calls', 'p50', 'p90', 'max'],
+      d.durations.map((r) => [...B(r), provider(r.provider), r.calls, r.failed_calls, ms(r.p50_ms), ms(r.p90_ms), ms(r.max_ms)]))),
+    section(ch('fixes'), table('Ladder fixes per provider (most made first)', [...H, 'provider', 'kind', 'fix', 'on facts', 'on failed attempts'],
+      d.fixes.slice(0, 40).map((r) => [...B(r), provider(r.provider), r.kind, r.fix, r.on_facts, r.on_failed]), [...H.map(() => ''), '', '', 'sig'])),
   ].join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -3,7 +3,8 @@
  * with no fleet code loaded (idle RSS unchanged)." Everything the daemon and
  * its session worker can import, statically or on demand, is walked from
  * their entry files; neither src/fleet/ nor the NATS client is among it. Only
- * `pico fleet` (src/cli/fleet.ts) loads them.
+ * `pico fleet` (src/cli/fleet.ts) loads them, and `pico report --fleet` /
+ * `pico failures report --fleet` on demand, when the flag is given.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -45,10 +46,12 @@ describe('a box without a fleet', () => {
     }
   });
 
-  it('the command table loads the fleet only for `pico fleet`', () => {
+  it('the command table loads the fleet only for `pico fleet`, and for --fleet of report and failures on demand', () => {
     const { files } = reach('src/cli/main.ts');
-    // main.ts reaches every command on demand; the fleet is behind cli/fleet.ts alone
-    const importers = [...files].filter((f) => /from ['"]\.\.\/fleet\/|import\(['"]\.\.\/fleet\//.test(readFileSync(f, 'utf8')));
-    expect(importers.map((f) => relative(REPO, f))).toEqual([join('src', 'cli', 'fleet.ts')]);
+    // main.ts reaches every command on demand; no command imports the fleet statically, and only
+    // cli/fleet.ts and the --fleet flags of report and failures import it at all
+    const importing = (re: RegExp): string[] => [...files].filter((f) => re.test(readFileSync(f, 'utf8'))).map((f) => relative(REPO, f)).sort();
+    expect(importing(/from ['"]\.\.\/fleet\//)).toEqual([]);
+    expect(importing(/import\(['"]\.\.\/fleet\//)).toEqual(['failures.ts', 'fleet.ts', 'report.ts'].map((f) => join('src', 'cli', f)));
   });
 });

@@ -1,14 +1,16 @@
 /**
  * Real processes for the fleet's end-to-end suite: nats-server with JetStream
  * on a free loopback port in a temp folder, and `pico` commands (daemon,
- * agent, hub) from the compiled dist/. Each child's stdout is read as pino
- * JSON lines. Every child still running when a test ends is killed.
+ * agent, hub) from the compiled dist/. Each pico child's stdout is read as pino
+ * JSON lines by the daemon suites' `jsonLines`. Every child still running when
+ * a test ends is killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { MAIN_JS } from '../daemon/spawn.js';
+import { tempDir } from '../helpers/temp.js';
+import { jsonLines, MAIN_JS } from '../daemon/spawn.js';
 
 /** The nats-server binary, or null when it is not installed (.ci/run installs it). */
 export const NATS_SERVER = ((): string | null => {
@@ -22,10 +24,11 @@ export interface Proc {
   lines: Record<string, unknown>[];
   /** the last 4000 characters of stderr */
   stderr(): string;
-  exited: Promise<number | string>;
-  waitFor(pred: (l: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** the exit code (null after a signal) */
+  exited: Promise<number | null>;
+  waitFor(pred: (l: Record<string, unknown>) => boolean): Promise<void>;
   /** SIGKILL (a crash) or SIGTERM (a stop), and wait for the exit */
-  kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<number | string>;
+  kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<number | null>;
 }
 
 const children: ChildProcess[] = [];
@@ -45,54 +48,34 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Start a process whose stdout is JSON lines. */
-export function startProc(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A child the test owns: killed when the test ends, its stderr's tail kept for failure messages. */
+function owned(child: ChildProcess): { stderr: () => string; kill: (signal: 'SIGKILL' | 'SIGTERM', exited: Promise<number | null>) => Promise<number | null> } {
   children.push(child);
-  const lines: Record<string, unknown>[] = [];
-  const waiters: { pred: (l: Record<string, unknown>) => boolean; ok: (l: Record<string, unknown>) => void }[] = [];
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-  createInterface({ input: child.stdout! }).on('line', (text) => {
-    let l: Record<string, unknown>;
-    try {
-      l = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      l = { msg: text };
-    }
-    lines.push(l);
-    for (const w of waiters.filter((w) => w.pred(l))) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.ok(l);
-    }
-  });
-  const exited = new Promise<number | string>((ok) => child.once('exit', (code, sig) => ok(code ?? sig ?? 'unknown')));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   return {
-    child, lines, exited,
     stderr: () => stderr,
-    waitFor(pred, timeoutMs = 20_000) {
-      const seen = lines.find(pred);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((ok, fail) => {
-        const t = setTimeout(() => fail(new Error(`${args.slice(0, 2).join(' ')}: line not seen within ${timeoutMs} ms; stderr: ${stderr}; last: ${JSON.stringify(lines.slice(-3))}`)), timeoutMs);
-        waiters.push({ pred, ok: (l) => (clearTimeout(t), ok(l)) });
-      });
-    },
-    async kill(signal) {
+    kill(signal, exited) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
 }
 
-/** `pico ARGS` as a long-running process. */
+/** `pico ARGS` as a long-running process whose stdout is pino JSON lines (read by the daemon suites' follower). */
 export function startPico(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
-  return startProc(process.execPath, [MAIN_JS, ...args], { PICO_LOG_LEVEL: 'info', ...env });
+  const child = spawn(process.execPath, [MAIN_JS, ...args], { env: { ...process.env, PICO_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const o = owned(child);
+  const j = jsonLines(child, 20_000);
+  return { ...j, stderr: o.stderr, kill: (signal) => o.kill(signal, j.exited) };
 }
 
 /** nats-server with JetStream on `port`, storing under `dir`; resolves once it accepts clients. */
-export async function startNats(port: number, dir: string, config?: string): Promise<Proc> {
-  const p = startProc(NATS_SERVER!, config ? ['-c', config] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir]);
+export async function startNats(port: number, dir: string, config?: string): Promise<Pick<Proc, 'child' | 'stderr' | 'kill'>> {
+  const child = spawn(NATS_SERVER!, config ? ['-c', config] : ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const o = owned(child);
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  const p = { child, stderr: o.stderr, kill: (signal: 'SIGKILL' | 'SIGTERM') => o.kill(signal, exited) };
   // it logs to stderr; readiness is a TCP connect that succeeds
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -101,9 +84,16 @@ export async function startNats(port: number, dir: string, config?: string): Pro
       s.once('error', () => res(false));
     });
     if (ok) return p;
-    if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`nats-server did not listen on ${port} within 10 s: ${p.stderr()}`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`nats-server did not listen on ${port} within 10 s: ${p.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A temp folder and nats-server with JetStream in it on a free port: the start of every fleet suite. */
+export async function natsInTemp(prefix: string): Promise<{ dir: string; port: number; server: string; nats: Awaited<ReturnType<typeof startNats>> }> {
+  const dir = tempDir(prefix);
+  const port = await freePort();
+  return { dir, port, server: `nats://127.0.0.1:${port}`, nats: await startNats(port, join(dir, 'js')) };
 }
 
 /** Run a pico command to completion. */

@@ -88,6 +88,22 @@ describe('the hub store', () => {
     expect(readFileSync(path, 'utf8')).toBe([0, 1, 2].map(line).join('\n') + '\n');
   });
 
+  it('a line is written to its file at the flush, whole, and only lines of the right seq are', async () => {
+    const root = tempDir('pico-hub-');
+    const s = new HubStore(root);
+    const path = join(boxSessionsDir(root, 'b1'), ID, 'events.jsonl');
+    for (const seq of [0, 1, 2]) s.offer('b1', ID, seq, line(seq));
+    s.offer('b1', ID, 1, line(1));
+    expect(readFileSync(path, 'utf8')).toBe(''); // held until the flush
+    const before = s.syncs;
+    await s.flush();
+    expect(s.syncs - before).toBe(1); // one file, one sync, for three lines
+    expect(readFileSync(path, 'utf8')).toBe([0, 1, 2].map(line).join('\n') + '\n');
+    s.offer('b1', ID, 3, line(3));
+    s.close(); // what was not flushed is written on close
+    expect(readFileSync(path, 'utf8')).toBe([0, 1, 2, 3].map(line).join('\n') + '\n');
+  });
+
   it('keeps boxes apart: the same session id under two boxes is two files', () => {
     const root = tempDir('pico-hub-');
     const s = new HubStore(root);
