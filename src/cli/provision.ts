@@ -37,6 +37,11 @@ import { withRootTemp } from '../models/root-temp.js';
 import { describeSweep, sweepThreads, type ThreadSweep } from '../models/threads.js';
 import type { Saved } from '../eval/save.js';
 
+/** A provision refused before anything changed, for something the user named (the file, the id, a prompt, the capabilities). */
+class ProvisionRefused extends Error {
+  override name = 'ProvisionRefused';
+}
+
 export interface ProvisionOptions {
   file: string;
   id: string;
@@ -54,17 +59,17 @@ async function inspectGguf(file: string): Promise<{ architecture: string; name: 
   try {
     await access(file);
   } catch {
-    throw new Error(`${file}: no such file; give the path of a .gguf model on this machine`);
+    throw new ProvisionRefused(`${file}: no such file; give the path of a .gguf model on this machine`);
   }
-  if (!(await hasGgufMagic(file))) throw new Error(`${file}: not a GGUF file (the first 4 bytes are not "GGUF"); convert the model to GGUF first`);
+  if (!(await hasGgufMagic(file))) throw new ProvisionRefused(`${file}: not a GGUF file (the first 4 bytes are not "GGUF"); convert the model to GGUF first`);
   const { readGgufFileInfo } = await importNodeLlamaCpp();
   try {
     const info = await readGgufFileInfo(file, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem' });
     const general = info.metadata.general as { architecture?: string; name?: string } | undefined;
-    if (!general?.architecture) throw new Error('general.architecture is missing');
+    if (!general?.architecture) throw new ProvisionRefused('general.architecture is missing');
     return { architecture: general.architecture, name: general.name ?? null };
   } catch (e) {
-    throw new Error(`${file}: GGUF metadata cannot be read (${(e as Error).message}); the file is damaged or from an unsupported GGUF version`);
+    throw new ProvisionRefused(`${file}: GGUF metadata cannot be read (${(e as Error).message}); the file is damaged or from an unsupported GGUF version`);
   }
 }
 
@@ -98,17 +103,17 @@ export async function provisionModel(o: ProvisionOptions): Promise<ProvisionResu
   const root = path.resolve(o.root);
   const file = path.resolve(o.file);
   for (const c of o.implements) {
-    if (!capabilityId.safeParse(c).success) throw new Error(`--implements: "${c}" is not a capability id; write name@version, e.g. extract@1`);
+    if (!capabilityId.safeParse(c).success) throw new ProvisionRefused(`--implements: "${c}" is not a capability id; write name@version, e.g. extract@1`);
   }
   const manifestPath = providerManifestPath(root, o.id);
   if (!o.force && (await access(manifestPath).then(() => true, () => false))) {
-    throw new Error(`${manifestPath} already exists; pass --force to replace it, or choose another --id`);
+    throw new ProvisionRefused(`${manifestPath} already exists; pass --force to replace it, or choose another --id`);
   }
   const { architecture } = await inspectGguf(file);
   const prompts = await listPrompts(root);
   const prompt = o.prompt ? prompts.find((p) => p.id === o.prompt) : prompts.find((p) => p.capability === o.implements[0]);
   if (!prompt) {
-    throw new Error(o.prompt
+    throw new ProvisionRefused(o.prompt
       ? `${root}/prompts/${o.prompt}.md: no such prompt; ship it in the root's prompts/ folder`
       : `${root}/prompts: no prompt for ${o.implements[0]}; ship one (e.g. extract-log-summary.md for extract@1) or pass --prompt ID`);
   }
@@ -116,7 +121,7 @@ export async function provisionModel(o: ProvisionOptions): Promise<ProvisionResu
   // capability never emits control. One manifest cannot be both (the policy refuses that mix).
   const control = new Set(o.implements.filter((c) => controlCapabilities(root).has(c)));
   if (control.size > 0 && control.size < o.implements.length) {
-    throw new Error(`--implements ${o.implements.join(',')}: mixes control (${[...control].join(', ')}) and data capabilities; provision one manifest per kind (a planner reads only trusted input, a reducer reads T1)`);
+    throw new ProvisionRefused(`--implements ${o.implements.join(',')}: mixes control (${[...control].join(', ')}) and data capabilities; provision one manifest per kind (a planner reads only trusted input, a reducer reads T1)`);
   }
   const sha256 = await sha256File(file);
   // From here on the root changes; until the manifest is written at the very end, everything
@@ -217,6 +222,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const message = (e as Error).message;
     process.stderr.write(values.json ? `${JSON.stringify({ ok: false, error: message })}\n` : `pico provision: ${message}\n`);
-    return 1;
+    // the user's mistake (a file, an id, a prompt to name differently) is exit 2; a failure on the way (a full disk) is 1
+    return e instanceof ProvisionRefused ? 2 : 1;
   }
 }

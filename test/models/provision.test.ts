@@ -30,12 +30,12 @@ describe.skipIf(!HAVE_MODELS)('pico provision + probe', () => {
     expect(m.cost!.p50_ms).toBeGreaterThan(0);
   });
 
-  it('a file that is not GGUF is refused and no manifest is written', async () => {
+  it('a file that is not GGUF is refused as the user's mistake (exit 2) and no manifest is written', async () => {
     const root = makeRoot();
     const fake = path.join(root, 'fake.gguf');
     writeFileSync(fake, 'not a model at all');
     const code = await provision([fake, '--id', 'fake', '--implements', 'extract@1', '--root', root, '--json', '--no-probe']);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(() => readFileSync(path.join(root, 'manifests/providers/fake.json'))).toThrow();
   });
 
@@ -45,11 +45,11 @@ describe.skipIf(!HAVE_MODELS)('pico provision + probe', () => {
     expect(JSON.parse(readFileSync(path.join(root, 'manifests/providers/tiny.json'), 'utf8'))).toMatchObject({ prompt: 'extract-log-summary', resource: null, cost: null });
   });
 
-  it('an existing manifest is not overwritten without --force', async () => {
+  it('an existing manifest is not overwritten without --force (the user\'s mistake: exit 2)', async () => {
     const root = makeRoot();
     const args = [STORIES, '--id', 'tiny', '--implements', 'extract@1', '--root', root, '--no-probe', '--json'];
     expect(await provision(args)).toBe(0);
-    expect(await provision(args)).toBe(1);
+    expect(await provision(args)).toBe(2);
     expect(await provision([...args, '--force'])).toBe(0);
   });
 
