@@ -20,10 +20,8 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
-import type { Clock } from '../ledger/clock.js';
 import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import { buildComposition } from './composition.js';
-import type { LedgerEvent } from '../ledger/events.js';
 import { machineHash } from '../machine/profile.js';
 import { providerDigests } from '../memory/provider-identity.js';
 import { listPrompts } from '../prompts/envelope.js';
@@ -35,12 +33,10 @@ import { Registry } from '../registry/registry.js';
 import { captureManifests, readSnapshot, snapshotSource, storeSnapshot, type ManifestSnapshot } from './snapshot.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
-import type { ProgressListener } from '../adapters/progress.js';
 import type { Hook } from '../runtime/hooks.js';
 import { parseJob, type Job } from '../runtime/job.js';
 import type { LoopResult, Measure } from '../runtime/loop.js';
-import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
-import type { SessionPath } from './session-path.js';
+import type { RunOptions, SessionPath } from './session-path.js';
 
 export type SessionResult = LoopResult;
 
@@ -66,32 +62,12 @@ export interface RuntimeOptions {
   deferWarm?: boolean;
 }
 
-export interface RunSessionOptions {
-  signal?: AbortSignal;
-  onEvent?: (e: LedgerEvent) => void;
-  /** replay: the recorded clock and tool outputs */
-  clock?: Clock;
-  runTool?: ToolRunner;
+/** How to run one session (the options of a run, session-path.ts, and where its folder and job come from). */
+export interface RunSessionOptions extends RunOptions {
   /** where the session folder lives (replay writes elsewhere); default sessions/<id> */
   sessionDir?: string;
   /** an already-parsed job (replay, pico run) instead of reading job.json */
   job?: Job;
-  inputs?: Record<string, DirectInput>;
-  onlyProvider?: string;
-  /** return the result document instead of writing result.json (the daemon writes it) */
-  deferResult?: boolean;
-  /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
-  closeReason?: string;
-  /** the close is an operator's cancel: the answer's outcome is `cancelled` (LoopDeps.cancelled) */
-  cancelled?: boolean;
-  /** plan the goal and stop before the first step (LoopDeps.planOnly; pico plan) */
-  planOnly?: boolean;
-  /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
-  approvals?: boolean;
-  /** the decisions on destructive steps, given by the caller (replay: the ones the ledger recorded); wins over `approvals` */
-  approval?: ApprovalDecider;
-  /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
-  onProgress?: ProgressListener;
 }
 
 export const SESSIONS_DIR = 'sessions';

@@ -42,24 +42,36 @@ import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
 import { decide, readApprovalSettings } from '../approval/decisions.js';
 import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
-/** What one session run is given (runtime.ts RunSessionOptions, with the job read). */
-export interface PathRun {
-  sessionId: string;
-  dir: string;
-  job: Job;
+/** The options of one session run (runtime.ts's RunSessionOptions adds where its folder and job come from). */
+export interface RunOptions {
   signal?: AbortSignal;
   onEvent?: (e: LedgerEvent) => void;
+  /** replay: the recorded clock and tool outputs */
   clock?: Clock;
   runTool?: ToolRunner;
   inputs?: Record<string, DirectInput>;
   onlyProvider?: string;
+  /** return the result document instead of writing result.json (the daemon writes it) */
   deferResult?: boolean;
+  /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
   closeReason?: string;
+  /** the close is an operator's cancel: the answer's outcome is `cancelled` (LoopDeps.cancelled) */
   cancelled?: boolean;
+  /** plan the goal and stop before the first step (LoopDeps.planOnly; pico plan) */
   planOnly?: boolean;
+  /** a destructive step waits for a person's decision file (src/approval/; the daemon) instead of being denied */
   approvals?: boolean;
+  /** the decisions on destructive steps, given by the caller (replay: the ones the ledger recorded); wins over `approvals` */
   approval?: ApprovalDecider;
+  /** told of every provider call in flight (src/adapters/progress.ts); never written to the ledger */
   onProgress?: ProgressListener;
+}
+
+/** What one session run is given: its options, with the session's id, folder and job read. */
+export interface PathRun extends RunOptions {
+  sessionId: string;
+  dir: string;
+  job: Job;
 }
 
 /** The runtime's state a run reads (owned by runtime.ts, current as of this session's refresh). */

@@ -7,17 +7,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { captureStdout, type CapturedStdout } from '../helpers/stdout.js';
 import { main as cost } from '../../src/cli/cost.js';
 import { tempRoot, writeSession } from '../memory/helpers.js';
 
 let t: ReturnType<typeof tempRoot>;
-let out: string;
+let stdout: CapturedStdout;
 beforeEach(() => {
   t = tempRoot();
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
+  stdout = captureStdout();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -27,9 +25,9 @@ afterEach(() => {
 type Estimate = { provider: string; schema: string | null; n: number; p50_ms: number | null; p90_ms: number | null; source: string; manifest: { p50_ms: number; p90_ms: number } | null };
 
 async function estimates(argv: string[]): Promise<Estimate[]> {
-  out = '';
+  stdout.clear();
   await cost([...argv, '--root', t.root, '--json']);
-  return (JSON.parse(out) as { estimates: Estimate[] }).estimates;
+  return (JSON.parse(stdout.text()) as { estimates: Estimate[] }).estimates;
 }
 
 /** A session with `calls` calls of `provider` (an identity) for log_summary@2. */
@@ -73,10 +71,10 @@ describe('pico cost and pico cost ID agree', () => {
   it('a model whose declared cost is far from what was measured is flagged, and the advice names its manifest id', async () => {
     writeFileSync(join(t.manifests, 'tiny.json'), JSON.stringify({ id: 'tiny', kind: 'gguf', cost: { p50_ms: 50, p90_ms: 90 } }));
     session('c-3', 'tiny@sha256:0123abcd', 6);
-    out = '';
+    stdout.clear();
     await cost(['--root', t.root]);
-    expect(out).toMatch(/stale manifests [^\n]*\n[^\n]*\n[^\n]*\ntiny@sha256:0123abcd\s+log_summary@2\s+6\s+24\s/);
-    expect(out).toContain(`to measure the models on this machine:\n  pico probe tiny --root ${t.root}`);
-    expect(out).not.toMatch(/pico probe tiny@/);
+    expect(stdout.text()).toMatch(/stale manifests [^\n]*\n[^\n]*\n[^\n]*\ntiny@sha256:0123abcd\s+log_summary@2\s+6\s+24\s/);
+    expect(stdout.text()).toContain(`to measure the models on this machine:\n  pico probe tiny --root ${t.root}`);
+    expect(stdout.text()).not.toMatch(/pico probe tiny@/);
   });
 });

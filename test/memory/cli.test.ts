@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { captureStdout, type CapturedStdout } from '../helpers/stdout.js';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { main as cost } from '../../src/cli/cost.js';
 import { main as failures } from '../../src/cli/failures.js';
@@ -14,14 +15,10 @@ import { main as recall } from '../../src/cli/recall.js';
 import { escalatingSession, tempRoot, writeSession } from './helpers.js';
 
 let t: ReturnType<typeof tempRoot>;
-let out: string;
+let stdout: CapturedStdout;
 beforeEach(() => {
   t = tempRoot();
-  out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
+  stdout = captureStdout();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -30,9 +27,9 @@ afterEach(() => {
 
 /** Run a command and return its exit code and what it printed. */
 async function run(cmd: (argv: string[]) => Promise<number>, argv: string[]): Promise<{ code: number; text: string }> {
-  out = '';
+  stdout.clear();
   const code = await cmd([...argv, '--root', t.root]);
-  return { code, text: out };
+  return { code, text: stdout.text() };
 }
 
 describe('memory commands', () => {

@@ -30,7 +30,7 @@ describe.skipIf(!HAVE_MODELS)('pico provision + probe', () => {
     expect(m.cost!.p50_ms).toBeGreaterThan(0);
   });
 
-  it('a file that is not GGUF is refused as the user's mistake (exit 2) and no manifest is written', async () => {
+  it('a file that is not GGUF is refused as the user\'s mistake (exit 2) and no manifest is written', async () => {
     const root = makeRoot();
     const fake = path.join(root, 'fake.gguf');
     writeFileSync(fake, 'not a model at all');
