@@ -38,7 +38,7 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
     explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => {
       const t = registry.tools.get(tool);
       if (!t) return tool;
-      const what = t.description.split(/[,;(]|\.\s|\.$/)[0]!.trim();
+      const what = t.description.split(/[,;(]|\.\s|\.$/)[0]!.replace(/`/g, '').trim();
       const given = Object.values(args).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
       return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
     }),
