@@ -146,6 +146,13 @@ describe('parts', () => {
     expect(texts('is examples/data/tone.wav mono or stereo')).toHaveLength(1);
   });
 
+  it('a bare name beside a part that names a unit is a unit too: "check nginx and mosquitto", "… and what about postgresql"', () => {
+    expect(understand('check nginx and mosquitto', ctx).parts.map((p) => p.entities.unit)).toEqual(['nginx.service', 'mosquitto.service']);
+    expect(understand('is nginx running and what about postgresql', ctx).parts.map((p) => p.entities.unit)).toEqual(['nginx.service', 'postgresql.service']);
+    expect(understand('is nginx running and what about the disk', ctx).parts[1]!.entities.unit).toBeNull();
+    expect(understand('can you check if the mariadb service is up', ctx).parts[0]!.entities.unit).toBe('mariadb.service');
+  });
+
   it('a part that points back with a pronoun takes the unit named before it', () => {
     const u = understand('is mosquitto running and what did it log in the last hour', ctx);
     expect(u.parts.map((p) => p.entities.unit)).toEqual(['mosquitto.service', 'mosquitto.service']);

@@ -51,7 +51,7 @@ const NOT_UNIT = new Set([
   'a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'your', 'our', 'its', 'it', 'he', 'she', 'they', 'them', 'you', 'u', 'me', 'i', 'we', 'us',
   'what', 'who', 'why', 'how', 'when', 'where', 'which', 'whatever', 'there', 'here', 'now', 'still', 'never', 'always', 'not', 'and', 'or', 'but',
   'everything', 'anything', 'something', 'nothing', 'all', 'any', 'some', 'each', 'every', 'one', 'is', 'was', 'did', 'does', 'has', 'been', 'be', 'to',
-  'of', 'in', 'on', 'at', 'for', 'with', 'from', 'after', 'before', 'since', 'please', 'pls', 'can', 'could', 'would', 'will', 'just', 'again', 'so',
+  'of', 'in', 'on', 'at', 'for', 'with', 'from', 'after', 'before', 'since', 'if', 'whether', 'please', 'pls', 'can', 'could', 'would', 'will', 'just', 'again', 'so',
   'pi', 'raspberry', 'machine', 'computer', 'box', 'server', 'host', 'board', 'device', 'system', 'systemd', 'process', 'processes', 'script', 'job',
   'program', 'app', 'application', 'thing', 'stuff', 'web', 'main', 'whole', 'new', 'old', 'keep', 'keeps', 'kept', 'check', 'restart', 'start', 'stop',
   'status', 'state', 'log', 'logs', 'service', 'services', 'unit', 'units', 'daemon', 'daemons', 'failed', 'broken',
@@ -69,9 +69,9 @@ const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?)\\b`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\\s+)*(?:keeps?\\s+|kept\\s+)?(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\\b`, 'g'),
 ];
-// "restart mosquitto", "check on cron": only where the part opens with the verb (after "please",
+// "restart mosquitto", "check (on) cron": only where the part opens with the verb (after "please",
 // "can you" …) — inside a question the word after a verb is seldom a unit ("a kill recently")
-const UNIT_AFTER_VERB = new RegExp(`^(?:check\\s+on|restart|reload|stop|start|kill|enable|disable)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'i');
+const UNIT_AFTER_VERB = new RegExp(`^(?:check(?:\\s+on)?(?!\\s+(?:if|whether|that|for|what|how)\\b)|restart|reload|stop|start|kill|enable|disable)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'i');
 
 /** The unit a text names (case kept, `.service` added to a bare name), or null. `topics`: words the tools and lexicon know as topics. */
 export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): string | null {

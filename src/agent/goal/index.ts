@@ -16,7 +16,7 @@
 import { phraseKey, type Lexicon } from './lexicon.js';
 import { correct, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
-import { entitiesIn, sortIn, type Entities } from './entities.js';
+import { entitiesIn, sortIn, unitIn, type Entities } from './entities.js';
 import { actionIn, POLITE, type ActRequest } from './action.js';
 
 export { buildLexicon, parseLexicon, lexiconSchema, EMPTY_LEXICON, LexiconError, type Lexicon, type LexiconDoc } from './lexicon.js';
@@ -154,7 +154,7 @@ function topicText(text: string, e: Entities): string {
 
 /** Whether a fragment asks something of its own (see parts.ts). */
 function carries(text: string, ctx: GoalContext): boolean {
-  if (actionIn(text, ctx.lexicon)) return true;
+  if (actionIn(text, ctx.lexicon) || unitIn(text, ctx.topics)) return true;
   const r = read(text, ctx.lexicon, ctx.vocab);
   if (r.groups.length > 0 || r.unknown.length > 0) return true;
   return r.words.filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w)).length >= 3;
@@ -182,6 +182,16 @@ export function understand(goal: string, ctx: GoalContext): Understood {
     }
     return { index, text: f.text, reading, entities, action, focus: focusOf(topicText(f.text, entities), ctx) };
   });
+  // "check nginx and mosquitto", "… and what about postgresql": a part that is one bare name, in a
+  // goal whose other part names a unit, names a unit too
+  for (const p of parts) {
+    const bare = p.text.replace(/^(?:(?:what|how)\s+about|(?:and\s+)?(?:same|also)\s+(?:for|with))\s+(?:the\s+)?/i, '').replace(/[?.!]+$/, '');
+    const name = /^[A-Za-z0-9][A-Za-z0-9@._:-]*$/.exec(bare)?.[0];
+    if (!name || p.entities.unit || p.entities.path || p.reading.groups.length > 0 || ctx.topics.has(name.toLowerCase()) || STOP.has(name.toLowerCase())) continue;
+    if (!parts.some((o) => o !== p && o.entities.unit)) continue;
+    p.entities.unit = name.includes('.') ? name : `${name}.service`;
+    p.reading = read(topicText(p.text, p.entities), ctx.lexicon, ctx.vocab);
+  }
   for (const p of parts) {
     if (!POINTS_BACK.test(p.text)) continue;
     const before = parts.slice(0, p.index).reverse();
