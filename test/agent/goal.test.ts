@@ -199,6 +199,12 @@ describe('entities', () => {
     expect(keepIn('how many files are in the archive')).toBeNull();
   });
 
+  it('a unit is read where the log lines it wrote are asked for: "errors from cron", "what did systemd-journald print"', () => {
+    expect(unitIn('errors from cron this morning')).toBe('cron.service');
+    expect(unitIn('what warnings did systemd-journald print today')).toBe('systemd-journald.service');
+    for (const g of ['errors from yesterday', 'errors from the last hour']) expect(unitIn(g), g).toBeNull();
+  });
+
   it('a word after a verb inside a question is not a unit, and an adverb never is', () => {
     expect(unitIn('was there an out of memory kill recently')).toBeNull();
     expect(unitIn('did anything get killed recently')).toBeNull();

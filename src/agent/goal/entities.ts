@@ -61,12 +61,12 @@ const NOT_UNIT = new Set([
 
 const UNIT_WORD = '([A-Za-z0-9][A-Za-z0-9@._:-]{0,250})';
 const UNIT_SUFFIX = /\b([A-Za-z0-9][A-Za-z0-9@._:\\-]*\.(?:service|socket|timer|mount|target|path|slice|scope|device|swap|automount))\b/;
-// "the nginx service", "my plex server", "status of docker", "is cron running", "restart mosquitto", "what did nginx log"
+// "the nginx service", "my plex server", "status of docker", "errors from cron", "is cron running", "what did nginx log"
 const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b${UNIT_WORD}\\s+(?:service|daemon|unit|server)\\b`, 'g'),
-  new RegExp(`\\b(?:status|state|logs?|journal)\\s+(?:of|for|from)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'gi'),
+  new RegExp(`\\b(?:status|state|logs?|journal|errors?|warnings?|messages?|lines?)\\s+(?:of|for|from|by)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:status|state|logs?)\\b`, 'g'),
-  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?)\\b`, 'gi'),
+  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?|print(?:ed)?|say|said|write|wrote|report(?:ed)?|complain(?:ed)?)\\b`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\\s+)*(?:keeps?\\s+|kept\\s+)?(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\\b`, 'g'),
 ];
 // "restart mosquitto", "check (on) cron": only where the part opens with the verb (after "please",
