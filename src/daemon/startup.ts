@@ -61,6 +61,11 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   const onWorker = (pid: number | null): void => {
     d.status.update((s) => (s.worker = { pid }));
     d.observe((o) => o.worker?.(pid));
+    // a worker gone (idle) is the daemon's quiet time: collect what its messages and the runs left
+    if (pid === null && d.inFlight.size === 0) {
+      d.idle.busy();
+      d.idle.idle();
+    }
   };
   // a worker's warm-up (after its ready) can still find a schema that does not compile: the daemon stops, exit 3
   const onBroken = (err: Error): void => {
