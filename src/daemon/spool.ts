@@ -45,6 +45,8 @@ interface Look {
 
 export class Spool {
   private watcher: FSWatcher | null = null;
+  /** the inode of the inbox folder the watch began on */
+  private watchedIno: number | null = null;
   private looks = new Map<string, Look>();
   private handed = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -64,7 +66,8 @@ export class Spool {
   async start(): Promise<void> {
     this.watchInbox();
     this.rescan = setInterval(() => {
-      if (!this.watcher) this.watchInbox(); // the watch was lost (the folder went away): try again
+      // the watch was lost, or the folder was replaced (a watch stays on the inode it began on): watch again
+      if (!this.watcher || lstatOrNull(this.opts.inbox)?.ino !== this.watchedIno) this.watchInbox();
       this.schedule(0);
     }, this.opts.rescanMs ?? 5000);
     this.rescan.unref();
@@ -79,6 +82,9 @@ export class Spool {
    */
   private watchInbox(): void {
     if (this.closed) return;
+    this.watcher?.close();
+    this.watcher = null;
+    this.watchedIno = lstatOrNull(this.opts.inbox)?.ino ?? null;
     let watcher: FSWatcher;
     try {
       watcher = watch(resolve(this.opts.inbox), { persistent: true });
