@@ -29,10 +29,15 @@
  *   - first-job latency: one job on the fresh daemon before the first burst
  *     (it pays one-time costs such as the sandbox probe), and one on a daemon
  *     whose worker has idled out (it pays for a new worker), each on its own;
- *   - idle RSS: the daemon's resident memory once idle after the 200
- *     (goal ≤ 50 MB, issue 24), with the node flags the systemd unit uses. Idle means
- *     the queue is empty and the session worker has exited (the bench sets
- *     --worker-idle-ms 2000 to get there quickly; the default is 15 s); the
+ *   - idle RSS: the daemon's resident memory idle before any job (a second
+ *     daemon on a fresh root, once its first worker has gone and its idle
+ *     collections are done; the host process alone: the worker is a process
+ *     of its own), and once idle after the 200 (goal ≤ 50 MB, issue 24), each
+ *     beside a bare node with the same flags measured in the same run, with
+ *     the node flags the systemd unit uses. Idle after the jobs means
+ *     the queue is empty, the session worker has exited (the bench sets
+ *     --worker-idle-ms 2000 to get there quickly; the default is 15 s) and the
+ *     daemon's idle collections after it are done; the
  *     worker's own peak while it ran the jobs is reported beside it;
  *   - where the time goes: per job in the session worker (from the daemon's
  *     own "finished" log lines; jobs overlap by a hand-over, so these do not
@@ -135,9 +140,9 @@ function workerOf(pid: number): number | undefined {
   });
 }
 
-/** A bare `node` process's RSS on this machine, for comparison. */
-function bareNodeRssMb(): number {
-  const out = execFileSync(process.execPath, ['-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8' });
+/** A bare `node` process's RSS on this machine (with the given node flags), for comparison. */
+function bareNodeRssMb(flags: readonly string[] = []): number {
+  const out = execFileSync(process.execPath, [...flags, '-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8' });
   return Number(out) / 1024;
 }
 
@@ -160,6 +165,40 @@ function bareNodeCpuMs(times = 5): number {
     ms.push(Number(out));
   }
   return median(ms);
+}
+
+/**
+ * The daemon's resident memory idle before any job: a daemon on a fresh root of its own, READY,
+ * its first worker (forked early) gone after WORKER_IDLE_MS, and its idle collections done (the
+ * `idle_collected` log line). The host process alone; the worker is a process of its own.
+ */
+async function idleRssBeforeAnyJob(): Promise<{ total: number; anon: number }> {
+  const root = mkdtempSync(join(BENCH_DIR, 'idle-'));
+  let child: ReturnType<typeof spawn> | null = null;
+  try {
+    initRoot(root);
+    child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, mainJs(), 'daemon', '--root', root, '--worker-idle-ms', String(WORKER_IDLE_MS)], {
+      env: { ...process.env, PICO_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const stopped = new LineCounter('worker_stopped');
+    const collected = new LineCounter('idle_collected');
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.includes('"event":"worker_stopped"')) stopped.seen();
+      else if (line.includes('"event":"idle_collected"') && stopped.count > 0) collected.seen();
+    });
+    await stopped.waitFor(1, WORKER_IDLE_MS + 30_000);
+    await collected.waitFor(1, 20_000);
+    const r = rssMb(child.pid!);
+    return { total: r.total, anon: r.anon };
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((ok) => child!.once('exit', ok));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** Drop one copy of the job into the inbox the conventional way (temp name, rename). */
@@ -231,11 +270,13 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     const workerStartMs: number[] = [];
     const workerCpuMs: number[] = [];
     let daemonCpuMs = NaN;
+    const collected = new LineCounter('idle_collected');
     const finished = new LineCounter('finished');
     const workerStops = new LineCounter('worker_stopped');
     const ingested = new LineCounter('ingested sessions');
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.includes('"event":"worker_stopped"')) workerStops.seen();
+      if (line.includes('"event":"idle_collected"')) collected.seen();
       if (line.includes('"event":"ingested"')) ingested.seen((JSON.parse(line) as { sessions: number }).sessions);
       if (line.includes('"event":"worker_ready"')) {
         const w = JSON.parse(line) as { spawn_to_ready_ms: number; cpu_ms: number };
@@ -290,9 +331,12 @@ export async function benchDaemon(): Promise<BenchRow[]> {
 
     // idle: the queue is empty, the worker has gone after WORKER_IDLE_MS, the idle collection has run
     await Promise.race([workerStops.waitFor(ROUNDS, WORKER_IDLE_MS + 30_000), sleep(WORKER_IDLE_MS + 10_000)]);
-    await sleep(1000);
+    // the daemon's idle collections after the worker's exit (idle.ts: eight, a second apart)
+    await collected.waitFor(collected.count + 1, 20_000).catch(() => sleep(1000));
     const workerLeft = workerOf(child.pid!) === undefined ? 0 : 1;
     const rss = rssMb(child.pid!);
+    const bareFlagsRss = bareNodeRssMb(DAEMON_NODE_FLAGS);
+    const rssAtReady = await idleRssBeforeAnyJob();
     // the reference, after the daemon's jobs (and with the daemon idle, its worker gone)
     const alone: number[] = [];
     for (const r of aloneRoots) alone.push(runtimeAloneFresh(r, JOBS));
@@ -322,10 +366,11 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'CPU per job: the session worker', value: round1(median(workerCpuPerJob)), unit: 'ms', note: `the burst and its memory ingest, by /proc's CPU clock (10 ms ticks); median of ${ROUNDS} (${workerCpuPerJob.map(round1).join(', ')})` },
       { group: 'daemon', name: 'CPU per job: the daemon', value: round1(median(daemonCpuPerJob)), unit: 'ms', note: `intake, claims, hand-over, result.json; median of ${ROUNDS} (${daemonCpuPerJob.map(round1).join(', ')})` },
-      { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 50; node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
+      { group: 'daemon', name: 'idle RSS after READY, before any job', value: round1(rssAtReady.total), unit: 'MB', note: `goal <= 50; a daemon on a fresh root, its first worker gone and its idle collections done (the host process alone); a bare node with the same flags: ${round1(bareFlagsRss)} MB this run (+${round1(rssAtReady.total - bareFlagsRss)} MB, ratio ${(rssAtReady.total / bareFlagsRss).toFixed(2)})` },
+      { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 50; node ${DAEMON_NODE_FLAGS.join(' ')}; +${round1(rss.total - bareFlagsRss)} MB beyond a bare node with the same flags (ratio ${(rss.total / bareFlagsRss).toFixed(2)}); ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: round1(rss.file), unit: 'MB', note: 'shared with other processes' },
-      { group: 'daemon', name: 'RSS of a bare `node` process', value: round1(bareNodeRssMb()), unit: 'MB', note: 'the floor on this machine' },
+      { group: 'daemon', name: 'RSS of a bare `node` process', value: round1(bareNodeRssMb()), unit: 'MB', note: `the floor on this machine; with the daemon's flags: ${round1(bareFlagsRss)} MB` },
       { group: 'daemon', name: 'session worker peak RSS while running the jobs', value: round1(workerPeak), unit: 'MB', note: 'runtime, memory index; exits when idle' },
     ];
   } finally {

@@ -52,8 +52,9 @@ export class WaitingList {
   /** told of each refused decision file once (the daemon logs it and shows it in status) */
   onRefused: (w: WaitingSession, refusal: DecisionRefused) => void = () => undefined;
 
-  constructor(private readonly sessionsDir: string, root: string) {
-    this.settings = readApprovalSettings(root);
+  /** `settings`: the approval settings already known (the daemon's, when the root has no approval.json); else read from `root` */
+  constructor(private readonly sessionsDir: string, root: string, settings?: ApprovalSettings) {
+    this.settings = settings ?? readApprovalSettings(root);
   }
 
   add(w: WaitingSession): void {

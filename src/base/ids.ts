@@ -5,10 +5,10 @@
  * daemon's intake, which must stay small — needs only these.
  */
 import { z } from 'zod';
+import { BUDGET_CLASSES, type BudgetClass } from './budget-classes.js';
 
-export const BUDGET_CLASSES = ['interactive', 'attended', 'background', 'batch'] as const;
+export { BUDGET_CLASSES, type BudgetClass };
 export const budgetClassSchema = z.enum(BUDGET_CLASSES);
-export type BudgetClass = z.infer<typeof budgetClassSchema>;
 
 export const capabilityId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. extract@1');
 export const schemaId = z.string().regex(/^[a-z][a-z0-9_]*@[0-9]+$/, 'name@version, e.g. log_summary@2');

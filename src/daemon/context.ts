@@ -74,7 +74,7 @@ export class DaemonContext {
   statusSentAt = 0;
   readonly labels = new Map<string, string | null>();
   notifier: Notifier | null = null;
-  readonly idle = new IdleCollector();
+  readonly idle = new IdleCollector(500, (rss) => this.log.info({ event: 'idle_collected', rss_mb: Math.round(rss / 104857.6) / 10 }, `idle: memory collected (${(rss / 1048576).toFixed(1)} MB resident)`));
   workerBackoffMs = 0;
   /** no hand-over before this time (the worker could not start) */
   pausedUntil = 0;

@@ -7,7 +7,7 @@
  * claimed, durable session folder, so losing this in-memory queue loses
  * nothing (recovery rebuilds it). It does not run or persist anything.
  */
-import { BUDGET_CLASSES, type BudgetClass } from '../base/ids.js';
+import { BUDGET_CLASSES, type BudgetClass } from '../base/budget-classes.js';
 
 export interface QueuedJob {
   id: string;

@@ -21,8 +21,9 @@
  * (context.ts); the worker's answer for a stopped job comes back through
  * settle.ts / settle-failure.ts, which call closeCancelled.
  */
-import { statSync } from 'node:fs';
-import { WaitingList } from '../approval/waiting.js';
+import { lstatSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as Waiting from '../approval/waiting.js';
 import { cancelReason, cancelRequested, readCancelRequest, refusedCancel, writeCancelledResult, type CancelRequest } from './cancel-file.js';
 import type { DaemonContext } from './context.js';
 import { sessionFiles } from './paths.js';
@@ -31,13 +32,45 @@ import type { QueuedJob } from './queue.js';
 /** How often the daemon looks for decisions on sessions that wait for approval (a stat each), and for cancels. */
 const APPROVAL_POLL_MS = 1_000;
 
-/** Open the waiting list and look for requests once every APPROVAL_POLL_MS until teardown. */
-export function watchRequests(d: DaemonContext): void {
-  d.waiting = new WaitingList(d.paths.sessions, d.paths.root);
-  d.waiting.onRefused = (w, r) => {
-    d.log.warn({ event: 'decision_refused', job: w.session, session: w.session, step: w.step, file: r.file, reason: r.reason, owner: r.owner }, `the decision for step ${w.step} of ${w.session} is refused: ${r.message}`);
-    publishWaiting(d);
-  };
+/**
+ * The waiting list's module (src/approval/waiting.ts), loaded once: it reads ledgers and decision
+ * files, whose schemas load zod (about 8 MB of the daemon's memory), so a daemon that no session
+ * ever made wait for a person does not load it.
+ */
+let waitingModule: Promise<typeof Waiting> | null = null;
+/** Daemons whose root had no approval.json at start: their waiting list takes the defaults, as the start found them. */
+const defaultApprovals = new WeakSet<DaemonContext>();
+
+/** The approval settings file: it is read at start when it exists, as before; without one the defaults hold and nothing is loaded. */
+function approvalSettingsExist(root: string): boolean {
+  try {
+    lstatSync(join(root, 'approval.json'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The waiting list, opened on first need (at start when approval.json exists, so a bad one stops
+ * the start as it always did; else when a session first waits, with the defaults the start found).
+ */
+export async function openWaiting(d: DaemonContext): Promise<typeof Waiting> {
+  const m = await (waitingModule ??= import('../approval/waiting.js'));
+  if (!d.waiting) {
+    d.waiting = new m.WaitingList(d.paths.sessions, d.paths.root, defaultApprovals.has(d) ? { expire_after_s: null } : undefined);
+    d.waiting.onRefused = (w, r) => {
+      d.log.warn({ event: 'decision_refused', job: w.session, session: w.session, step: w.step, file: r.file, reason: r.reason, owner: r.owner }, `the decision for step ${w.step} of ${w.session} is refused: ${r.message}`);
+      publishWaiting(d);
+    };
+  }
+  return m;
+}
+
+/** Open the waiting list when the root has approval settings, and look for requests once every APPROVAL_POLL_MS until teardown. */
+export async function watchRequests(d: DaemonContext): Promise<void> {
+  if (approvalSettingsExist(d.paths.root)) await openWaiting(d);
+  else defaultApprovals.add(d);
   const told = new Set<string>();
   const poll = setInterval(() => {
     pollApprovals(d);
@@ -149,8 +182,19 @@ export async function closeCancelled(d: DaemonContext, item: QueuedJob, req: Can
   d.publishQueue();
 }
 
+/**
+ * A run came back `waiting`: put the session on the waiting list, or queue it again when its step
+ * was decided while the worker was stopping it.
+ */
+export async function settleWaiting(d: DaemonContext, item: QueuedJob): Promise<void> {
+  const { waitingOn } = await openWaiting(d);
+  const w = waitingOn(sessionFiles(d.paths, item.id).dir, d.waiting!.settings);
+  if (w) waitForDecision(d, item.id, item.budgetClass, w.step, w.tool, w.since);
+  else if (!d.stop.signal.aborted) d.queue.requeue(item); // decided while the worker was stopping it
+}
+
 /** Show the waiting list in status.json. */
 function publishWaiting(d: DaemonContext): void {
-  const list = d.waiting!.list().map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since, ...(w.refused ? { refused: w.refused } : {}) }));
+  const list = (d.waiting?.list() ?? []).map((w) => ({ session: w.session, step: w.step, tool: w.tool, since: w.since, ...(w.refused ? { refused: w.refused } : {}) }));
   d.status.update((s) => (s.waiting = list));
 }

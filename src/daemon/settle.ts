@@ -10,14 +10,12 @@
  * asked for the stop. When the worker could not run the job at all, the
  * answer is an error instead: settle-failure.ts.
  */
-import { waitingOn } from '../approval/waiting.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import { isStorageError, storageCode } from '../base/storage-error.js';
 import type { DaemonContext, InFlight } from './context.js';
 import { pauseForStorage, writingWorks } from './disk-pause.js';
-import { sessionFiles } from './paths.js';
 import type { QueuedJob } from './queue.js';
-import { closeCancelled, waitForDecision } from './requests.js';
+import { closeCancelled, settleWaiting } from './requests.js';
 import type { SessionOutcome } from './seams.js';
 
 /** The worker answered: publish the result, or put the job back (cancelled, or stopped by a signal to the worker). */
@@ -41,9 +39,9 @@ export function settle(d: DaemonContext, f: InFlight, r: SessionOutcome | null):
   d.closing.delete(item.id);
   d.cancels.delete(item.id);
   if (r.outcome === 'waiting') {
-    const w = waitingOn(sessionFiles(d.paths, item.id).dir, d.waiting!.settings);
-    if (w) waitForDecision(d, item.id, item.budgetClass, w.step, w.tool, w.since);
-    else if (!d.stop.signal.aborted) d.queue.requeue(item); // decided while the worker was stopping it
+    settleWaiting(d, item).catch((err: unknown) => {
+      d.log.error({ event: 'failed', job: item.id, session: item.id, err }, `session ${item.id} waits for approval, but the waiting list could not be opened (${(err as Error).message}); it resumes on the next start`);
+    });
     return;
   }
   if (r.outcome === 'interrupted') {

@@ -15,14 +15,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitingOn } from '../approval/waiting.js';
 import { claimInSlices } from './claiming.js';
 import type { DaemonContext } from './context.js';
 import { takeLock } from './lock.js';
 import type { Notifier } from './notify.js';
 import { sessionFiles } from './paths.js';
 import { findUnfinished } from './recovery.js';
-import { waitForDecision, watchRequests } from './requests.js';
+import { openWaiting, waitForDecision, watchRequests } from './requests.js';
 import { openRealRuntime } from './seams.js';
 import { Spool } from './spool.js';
 
@@ -57,11 +56,16 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   await d.status.keepReserve();
   await d.status.flush();
   phase('lock_ms');
-  watchRequests(d);
+  await watchRequests(d);
   // the worker boots (a second node process loading the runtime) while this one recovers and starts watching
   const onWorker = (pid: number | null): void => {
     d.status.update((s) => (s.worker = { pid }));
     d.observe((o) => o.worker?.(pid));
+    // a worker gone (idle) is the daemon's quiet time: collect what its messages and the runs left
+    if (pid === null && d.inFlight.size === 0) {
+      d.idle.busy();
+      d.idle.idle();
+    }
   };
   // a worker's warm-up (after its ready) can still find a schema that does not compile: the daemon stops, exit 3
   const onBroken = (err: Error): void => {
@@ -102,9 +106,11 @@ async function recover(d: DaemonContext): Promise<void> {
   for (const c of closed) {
     d.log.warn({ event: 'closed', job: c.id, session: c.id, problem: c.problem }, `session ${c.id} cannot be resumed and was closed as declined: ${c.problem}`);
   }
+  // a session that ran may wait for a person: only then are ledgers and decision files read here
+  const waitingOn = unfinished.some((u) => u.started) ? (await openWaiting(d)).waitingOn : null;
   for (const u of unfinished) {
     // a session stopped for a person stays stopped: it is not resumed until decided
-    const w = u.started ? waitingOn(sessionFiles(d.paths, u.id).dir, d.waiting!.settings) : null;
+    const w = u.started && waitingOn ? waitingOn(sessionFiles(d.paths, u.id).dir, d.waiting!.settings) : null;
     if (w) {
       waitForDecision(d, u.id, u.budgetClass, w.step, w.tool, w.since);
       continue;

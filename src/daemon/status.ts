@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isStorageError } from '../base/storage-error.js';
-import { BUDGET_CLASSES, type BudgetClass } from '../base/ids.js';
+import { BUDGET_CLASSES, type BudgetClass } from '../base/budget-classes.js';
 import { writeFileAtomic } from '../base/durable-file.js';
 import type { DaemonPaths } from './paths.js';
 import { processIdentity, stillRunning } from './proc.js';
