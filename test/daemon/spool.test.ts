@@ -53,12 +53,14 @@ describe('spool', () => {
 
   it('files that become stable together are handed over in the order they arrived, not in listing order', async () => {
     const inbox = join(tempRoot(), 'sessions', 'inbox');
-    // names against the alphabet, renamed in one after another before the spool starts
+    // names against the alphabet, renamed in one after another before the spool starts; the
+    // kernel stamps ctime from a coarse clock (one tick: 4 ms at HZ 250, 10 ms at HZ 100), so
+    // renames closer than a tick may share a stamp, and then only the name can order them
     const names = ['z.json', 'm.json', 'b.json', 'y.json', 'a.json'];
     for (const n of names) {
       writeFileSync(join(inbox, `.${n}.tmp`), '{}');
       renameSync(join(inbox, `.${n}.tmp`), join(inbox, n));
-      await sleep(5);
+      await sleep(25);
     }
     const s = await startSpool(inbox);
     await s.when(names.length);
