@@ -38,8 +38,15 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
     explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => {
       const t = registry.tools.get(tool);
       if (!t) return tool;
-      const what = t.description.split(/[,;(]|\.\s|\.$/)[0]!.replace(/`/g, '').trim();
-      const given = Object.values(args).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+      // an argument the description names in backticks reads as its value ("the newest `keep` files" → "the newest 5 files")
+      let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
+      const given: string[] = [];
+      for (const [k, v] of Object.entries(args)) {
+        if (typeof v !== 'string' && typeof v !== 'number') continue;
+        if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
+        else given.push(String(v));
+      }
+      what = what.replace(/`/g, '').trim();
       return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
     }),
     reuse: (hit, registry) => {

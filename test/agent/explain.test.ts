@@ -33,6 +33,11 @@ describe('what the answer says about its checks', () => {
     expect(text).not.toMatch(JARGON);
   });
 
+  it('an argument the description names reads as its value: "delete all but the newest 5 files of a log archive folder (examples/archive)"', () => {
+    const w = words('prune the archive, keep 5', [{ tool: 'prune_archive', args: { dir: 'examples/archive', keep: 5 } }], ['prune_archive']);
+    expect(w.notes.join(' ')).toContain('delete all but the newest 5 files of a log archive folder (examples/archive)');
+  });
+
   it('the window a playbook chose is said in words: "today", "the last 2 hours", "since the last boot"', () => {
     const say = (args: Record<string, unknown>) => words('what happened', [{ tool: 'journal_window', args }], []).notes;
     expect(say({ since: 'today' })).toEqual(['Time window read: today.']);
