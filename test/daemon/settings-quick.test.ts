@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { acceptSettings, defaultSettings, loadSettings, parseSettingsStrictly, SettingsError } from '../../src/daemon/settings.js';
 import { settingsSchema } from '../../src/daemon/settings-schema.js';
 import { tempRoot } from './helpers.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const FULL = { settings: 'settings@1', log_level: 'debug', listen: '127.0.0.1:8080', worker_idle_ms: 2000, grace_ms: 5000, gc: { older_than_days: 30, archive: true, every_hours: 6 }, low_disk_mb: 0, stalled_after_s: 60 };
 const VALUES: unknown[] = [
@@ -59,12 +60,7 @@ describe('the quick settings check', () => {
     const root = tempRoot();
     const raw = { settings: 'settings@1', worker_idle_ms: -5, log_level: 'loud' };
     writeFileSync(join(root, 'settings.json'), JSON.stringify(raw));
-    let err: unknown;
-    try {
-      loadSettings(root);
-    } catch (e) {
-      err = e;
-    }
+    const err = thrownBy(() => loadSettings(root));
     expect(err).toBeInstanceOf(SettingsError);
     const r = parseSettingsStrictly(raw);
     expect(r.success).toBe(false);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultSettings, loadSettings, SettingsError } from '../../src/daemon/settings.js';
 import { tempRoot } from './helpers.js';
 import { pico } from './spawn.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 describe('settings.json', () => {
   it('an absent file gives the defaults, and says it was absent', () => {
@@ -38,12 +39,7 @@ describe('settings.json', () => {
   ])('%s is refused naming the file and the fix', (_what, text, problem) => {
     const root = tempRoot();
     writeFileSync(join(root, 'settings.json'), text);
-    let err: unknown;
-    try {
-      loadSettings(root);
-    } catch (e) {
-      err = e;
-    }
+    const err = thrownBy(() => loadSettings(root));
     expect(err).toBeInstanceOf(SettingsError);
     expect((err as SettingsError).message).toContain(join(root, 'settings.json'));
     expect((err as SettingsError).message).toMatch(problem);
