@@ -77,7 +77,7 @@ const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true }[]
   // "how much space do the journal logs take up": the size of the thing named
   { re: /\bhow\s+much\s+(?:disk\s+)?(?:space|room|storage|disk)\s+(?:does|do|did|is|are|will|would)\s+(?:the\s+|my\s+|our\s+|this\s+|these\s+|all\s+(?:the\s+|my\s+)?)?(.+?)\s+(?:take|taking|use|using|occupy|occupying|eat|eating|hog|hogging|need|fill|filling)\b/i, attribute: 'size' },
   // "how big is the apt cache", "how fast is my internet"
-  { re: /\bhow\s+(big|large|fast|quick|old|heavy)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in)\b|[?,.!]|$)/i },
+  { re: /\bhow\s+(big|large|fast|old)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in)\b|[?,.!]|$)/i },
   { re: /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i },
   { re: /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i },
   // "is my nas healthy", "are the ssl certs ok", "what's the wifi password": the head of what follows "the" or "my"
@@ -128,7 +128,8 @@ function verbSpelt(text: string, ctx: GoalContext): string {
   const body = text.replace(POLITE, '');
   const m = /^([A-Za-z]+)/.exec(body);
   if (!m || ctx.lexicon.actForms.has(m[1]!.toLowerCase())) return text;
-  const fixed = correct(m[1]!.toLowerCase(), { ...ctx.vocab, words: new Set([...ctx.vocab.words, ...ctx.lexicon.actForms]) }, ctx.lexicon);
+  // the vocabulary holds the lexicon's act verbs (vocabularyOf), so a near miss of one is found
+  const fixed = correct(m[1]!.toLowerCase(), ctx.vocab, ctx.lexicon);
   return ctx.lexicon.actForms.has(fixed) ? `${text.slice(0, text.length - body.length)}${fixed}${body.slice(m[1]!.length)}` : text;
 }
 
