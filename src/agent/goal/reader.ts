@@ -112,11 +112,15 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   // run it: "health check" then finds the tools a health check runs (document expansion)
   const intents = new Map<string, string[]>();
   for (const p of playbooks) for (const st of new Set(p.steps.map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
-  // a tool's words and the intents and description of the focused playbooks (at most two tools) that run it: a
-  // general check-up's words ("healthy") say nothing of each tool it runs, and a tool most
-  // playbooks run (the journal) is not about what each of them is about
-  const focusedTerms = new Map(tools.map((t) => [t.name, new Set([...toolTerms.get(t.name)!,
-    ...((uses.get(t.name) ?? 0) > 3 ? [] : playbooks.filter((p) => p.steps.length <= 2 && p.steps.some((x) => x.tool === t.name)).flatMap((p) => [...p.intent, p.description].flatMap((i) => analyse(i))))])]));
+  // a tool's words and the intents and description of the focused playbooks (at most two tools)
+  // that run it: a general check-up's words ("healthy") say nothing of each tool it runs, and a
+  // tool most playbooks run (the journal) is not about what each of them is about
+  const focusedWords = (t: ReaderTool): string[] => {
+    if ((uses.get(t.name) ?? 0) > 3) return [];
+    const focused = playbooks.filter((p) => p.steps.length <= 2 && p.steps.some((x) => x.tool === t.name));
+    return focused.flatMap((p) => [...p.intent, p.description].flatMap((text) => analyse(text)));
+  };
+  const focusedTerms = new Map(tools.map((t) => [t.name, new Set([...toolTerms.get(t.name)!, ...focusedWords(t)])]));
   const expand = (t: AgentTool): AgentTool => {
     const more = intents.get(t.name);
     return more ? { ...t, description: `${t.description} ${[...new Set(more)].join('; ')}` } : t;
