@@ -87,7 +87,7 @@ export function renderAnswer(input: AnswerInput): Answer {
     const speak = f.schema === 'disk_usage@1' ? diskSentence : f.schema === 'log_summary@2' ? logSentence : Object.hasOwn(SENTENCES, f.schema) ? SENTENCES[f.schema] : undefined;
     // the schema's own sentence wins: its writer said how its facts read
     const own = f.sentence !== undefined ? templateSentence(f.sentence, f.fact) : null;
-    sentences.push(own ?? (speak ? speak(f.fact) : `Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`));
+    sentences.push(own ?? (speak ? speak(f.fact, input.goal) : `Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`));
     if (!cites.includes(f.step)) cites.push(f.step);
   }
   const closing = overall(input.facts);

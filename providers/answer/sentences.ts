@@ -7,7 +7,7 @@ import { audioSentence, imageSentence } from './media.js';
 import { failedSentence, fileSentence, pruneSentence, unitSentence, upgradableSentence } from './services.js';
 import { loadSentence, memorySentence, networkSentence, thermalSentence } from './system.js';
 
-export const SENTENCES: Record<string, (fact: Record<string, unknown>) => string> = {
+export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: string) => string> = {
   'memory_usage@1': memorySentence,
   'load_processes@1': loadSentence,
   'thermal@1': thermalSentence,

@@ -77,8 +77,30 @@ export function thermalSentence(f: Fact): string {
   return s;
 }
 
-/** network@1: the default route, then which interfaces are up and their IPv4 addresses. */
-export function networkSentence(f: Fact): string {
+// the owner's words for the Wi-Fi, and the names Linux gives a wireless interface (wlan0, wlp2s0, wlx…)
+const ASKS_WIFI = /\b(?:wi-?fi|wireless|wlan\d*)\b/i;
+const WIRELESS = /^wl/;
+
+/**
+ * network@1: the default route, then which interfaces are up and their IPv4 addresses; when the
+ * goal (the owner's own words, T0) asks about the Wi-Fi, whether a wireless interface is there at
+ * all ("There is no wireless interface here …"), so a wired link never reads as the Wi-Fi's answer.
+ */
+export function networkSentence(f: Fact, goal = ''): string {
+  const s = networkState(f);
+  if (!ASKS_WIFI.test(goal)) return s;
+  const names = list(f.interfaces).map(obj).map((i) => (i ? str(i.name) : null)).filter((n): n is string => n !== null);
+  const wireless = names.filter((n) => WIRELESS.test(n));
+  if (names.length === 0) return s;
+  if (wireless.length === 0) return `${s} There is no wireless interface here (none named wl…), so the Wi-Fi could not be checked.`;
+  const states = wireless.map((n) => {
+    const i = list(f.interfaces).map(obj).find((x) => x && x.name === n)!;
+    return `${quote(n)} ${str(i.state) === 'UP' ? 'is up' : str(i.state) === null ? 'is in an unknown state' : 'is down'}`;
+  });
+  return `${s} The wireless interface${wireless.length > 1 ? 's' : ''}: ${states.join(', ')}.`;
+}
+
+function networkState(f: Fact): string {
   const gw = str(f.default_gateway);
   const dev = str(f.default_interface);
   const routes = int(f.route_count);
