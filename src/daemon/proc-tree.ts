@@ -95,18 +95,24 @@ function signal(target: number, sig: NodeJS.Signals): void {
   }
 }
 
+/** A cell to sleep on for a millisecond (Atomics.wait) while stops land: killTree is synchronous. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** SIGKILL `pid`, its descendants and the process groups they lead; returns the pids killed (root last). */
 export function killTree(pid: number): number[] {
   const frozen = new Set<number>();
   signal(pid, 'SIGSTOP');
-  // freeze until a scan finds nothing new: a stopped process forks no more
-  for (let round = 0; round < 50; round++) {
+  // freeze until a scan finds nothing new and every process is stopped: a stopped process forks no
+  // more, but SIGSTOP lands asynchronously, so one still running may fork once more after a scan
+  const running = () => [pid, ...frozen].some((p) => { const st = procStat(p)?.state; return st !== undefined && !'TtZX'.includes(st); });
+  for (let round = 0; round < 200; round++) {
     const fresh = descendants(pid).filter((p) => !frozen.has(p));
-    if (fresh.length === 0) break;
     for (const p of fresh) {
       signal(p, 'SIGSTOP');
       frozen.add(p);
     }
+    if (fresh.length === 0 && !running()) break;
+    if (fresh.length === 0) Atomics.wait(PAUSE, 0, 0, 1); // 1 ms for the stops to land
   }
   const leaders = [...frozen].filter((p) => procStat(p)?.pgid === p);
   for (const g of leaders) signal(-g, 'SIGKILL');
