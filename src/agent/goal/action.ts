@@ -13,7 +13,7 @@
  */
 import { stem } from '../../memory/terms.js';
 import { phraseKey, type Lexicon } from './lexicon.js';
-import { STOP, tokens } from './normalise.js';
+import { isContentWord, tokens } from './normalise.js';
 
 export interface ActRequest {
   /** the kind of change, as the lexicon names it (delete, restart, install …) */
@@ -67,7 +67,7 @@ export function actionIn(part: string, lexicon: Lexicon): ActRequest | null {
     head = tokens(last).filter((w) => !/^\d+$/.test(w)).map(stem);
   } else {
     const words = tokens(object);
-    const content = (ws: string[]) => ws.filter((w) => !STOP.has(w) && !lexicon.stop.has(w) && !/^\d+$/.test(w) && !PREP.has(w));
+    const content = (ws: string[]) => ws.filter((w) => isContentWord(w, lexicon) && !PREP.has(w));
     const cutAt = words.findIndex((w, i) => i > 0 && PREP.has(w));
     let np = content(cutAt > 0 ? words.slice(0, cutAt) : words);
     // "everything in the archive": a quantifier's object is what follows its preposition

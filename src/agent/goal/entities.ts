@@ -60,7 +60,9 @@ const NOT_UNIT = new Set([
 ]);
 
 const UNIT_WORD = '([A-Za-z0-9][A-Za-z0-9@._:-]{0,250})';
-const UNIT_SUFFIX = /\b([A-Za-z0-9][A-Za-z0-9@._:\\-]*\.(?:service|socket|timer|mount|target|path|slice|scope|device|swap|automount))\b/;
+// systemd's unit types: a name ending in one is a unit, never a file name
+const UNIT_TYPES = ['service', 'socket', 'timer', 'mount', 'target', 'path', 'slice', 'scope', 'device', 'swap', 'automount'];
+const UNIT_SUFFIX = new RegExp(String.raw`\b([A-Za-z0-9][A-Za-z0-9@._:\\-]*\.(?:${UNIT_TYPES.join('|')}))\b`);
 // "the nginx service", "my plex server", "status of docker", "errors from cron", "is cron running", "what did nginx log"
 const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b${UNIT_WORD}\\s+(?:service|daemon|unit|server)\\b`, 'g'),
@@ -100,7 +102,7 @@ const PATH = /(?:^|[\s"'`(=:,])((?:~|\.{1,2})?\/[A-Za-z0-9._@%+~-][A-Za-z0-9._@%
 // a file name without a folder ("photo.jpg", "clip.wav"): a name, a dot and an extension of letters
 // (and digits) — never a unit ("cron.service"), an abbreviation ("e.g.") or a host name ("example.com")
 const FILE_NAME = /(?:^|[\s"'`(=:,])([A-Za-z0-9_@%+~-][A-Za-z0-9._@%+~-]*\.([A-Za-z][A-Za-z0-9]{0,4}))(?=$|[\s"'`),;:!?]|\.(?:\s|$))/g;
-const NOT_FILE_EXT = new Set(['service', 'socket', 'timer', 'mount', 'target', 'path', 'slice', 'scope', 'device', 'swap', 'automount', 'com', 'org', 'net', 'io', 'lan', 'local', 'e', 'g', 'i']);
+const NOT_FILE_EXT = new Set([...UNIT_TYPES, 'com', 'org', 'net', 'io', 'lan', 'local', 'e', 'g', 'i']);
 
 /** The first path a text names, trailing punctuation dropped; a slash between two topic words ("disk/ram") is not a path; else a bare file name. */
 export function pathIn(text: string, topics: ReadonlySet<string> = new Set()): string | null {
@@ -166,11 +168,31 @@ const UNIT_OF_TIME: Record<string, { unit: string; label: string }> = {
 };
 const TIME_UNIT = '(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wk|h|m|s|d|w)';
 
+/** `n` units of time back in words ("the last hour", "the last 30 minutes"). */
+function lastLabel(n: number, label: string): string {
+  return n === 1 ? `the last ${label}` : `the last ${n} ${label}s`;
+}
+
 function span(n: number, unit: string): Window {
   const u = UNIT_OF_TIME[unit.toLowerCase()]!;
   const plural = n === 1 ? '' : 's';
   const since = u.unit === 'min' || u.unit === 's' ? `${n} ${u.unit} ago` : `${n} ${u.unit}${plural} ago`;
-  return { since, boot: null, label: n === 1 ? `the last ${u.label}` : `the last ${n} ${u.label}s` };
+  return { since, boot: null, label: lastLabel(n, u.label) };
+}
+
+/**
+ * A tool call's journal window — its `since` and `boot` arguments, as windowIn writes them or a
+ * playbook's default sets them — in the words windowIn labels it with; null when it names none.
+ */
+export function windowLabel(args: Record<string, unknown> | undefined): string | null {
+  if (args?.boot === 0 || args?.boot === '0') return 'since the last boot';
+  if (args?.boot === -1 || args?.boot === '-1') return 'the boot before this one';
+  const since = args?.since;
+  if (typeof since !== 'string') return null;
+  const ago = /^(\d+)\s*([a-z]+)\s+ago$/.exec(since);
+  const u = ago ? UNIT_OF_TIME[ago[2]!] : undefined;
+  if (ago && u) return lastLabel(Number(ago[1]), u.label);
+  return since === 'today' ? 'today' : since === 'yesterday' ? 'since yesterday' : `since ${since}`;
 }
 
 /** The time window a text names, or null (then a tool reads its own default). */

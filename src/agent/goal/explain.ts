@@ -16,6 +16,7 @@
  * and `declined`, for `pico show`.
  */
 import type { LedgerEvent } from '../../ledger/events.js';
+import { windowLabel } from './entities.js';
 
 export interface Explained {
   /** the whole answer when nothing could be planned; null when a plan was made or no part was read */
@@ -45,20 +46,6 @@ function inWords(e: LedgerEvent | undefined): string {
     case 'step_failed': return 'it was not run';
     default: return 'it could not be checked';
   }
-}
-
-/** A tool call's journal window in words ("today", "the last 2 hours", "since the last boot"), or null. */
-function windowWords(args: Record<string, unknown> | undefined): string | null {
-  if (args?.boot === 0 || args?.boot === '0') return 'since the last boot';
-  if (args?.boot === -1 || args?.boot === '-1') return 'the boot before this one';
-  const since = args?.since;
-  if (typeof since !== 'string') return null;
-  const ago = /^(\d+)\s*(min|s|hours?|days?|weeks?)\s+ago$/.exec(since);
-  if (ago) {
-    const unit = { min: 'minute', s: 'second' }[ago[2]!] ?? ago[2]!.replace(/s$/, '');
-    return ago[1] === '1' ? `the last ${unit}` : `the last ${ago[1]} ${unit}s`;
-  }
-  return since === 'today' ? 'today' : since === 'yesterday' ? 'since yesterday' : `since ${since}`;
 }
 
 const offerText = (offers: readonly string[] | undefined) =>
@@ -104,7 +91,7 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
   if (parts.length === 0) {
     // no parts recorded (one question, no window): the checks not made, by tool, in words
     const left = tools.filter((s) => !held.has(s.step));
-    const window = tools.map((t) => windowWords(t.args)).find((w) => w !== null);
+    const window = tools.map((t) => windowLabel(t.args)).find((w) => w !== null);
     const read = window ? [`Time window read: ${window}.`] : [];
     if (left.length === 0) return { decline: null, notes: [...read, ...stopped], unanswered: false };
     const why = left.map((s) => `${words(s.tool!, s.args)} (${inWords(failure(s.step))})`).join('; ');
@@ -130,7 +117,7 @@ export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string
     const left = p.steps.filter((s) => !held.has(s));
     if (left.length > 0) notes.push(`Not checked for "${p.text}": ${left.map((s) => `${toolOf(s)} (${inWords(failure(s))})`).join('; ')}.`);
     // the window read: as the part named it, else as a playbook's default set it ("today")
-    const window = p.window ?? p.steps.map((st) => tools.find((t) => t.step === st)?.args).map(windowWords).find((w) => w !== null);
+    const window = p.window ?? p.steps.map((st) => tools.find((t) => t.step === st)?.args).map(windowLabel).find((w) => w !== null);
     if (window) notes.push(parts.length > 1 ? `Time window read for "${p.text}": ${window}.` : `Time window read: ${window}.`);
   }
   return { decline: null, notes: [...notes, ...stopped], unanswered };

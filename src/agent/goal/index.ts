@@ -14,7 +14,7 @@
  * Pure and deterministic: the same goal and context give the same result.
  */
 import { phraseKey, type Lexicon } from './lexicon.js';
-import { correct, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
+import { correct, isContentWord, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
 import { entitiesIn, sortIn, unitIn, type Entities } from './entities.js';
 import { actionIn, POLITE, type ActRequest } from './action.js';
@@ -100,7 +100,7 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
     if (f.head) {
       // the first two words that carry a topic, a possessive dropped ("my pi's cpu" → cpu), and
       // with a predicate ("which X are nearby") its first such word too
-      const content = (t: string) => tokens(t).map((w) => w.replace(/'s$/, '')).filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w));
+      const content = (t: string) => tokens(t).map((w) => w.replace(/'s$/, '')).filter((w) => isContentWord(w, ctx.lexicon));
       const thing = content(m[1]!);
       const words = [...thing.slice(0, 2), ...(f.predicate ? content(m[2]!).slice(0, 2) : [])];
       if (words.length === 0) continue;
@@ -114,11 +114,9 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
       const is = pred.length > 1 ? ctx.lexicon.means.get(phraseKey(pred.slice(0, 2).join(' '))) : undefined;
       const g = is ?? (pred[0] ? read(pred[0], ctx.lexicon).groups[0] : undefined);
       if (g && !said.includes(g)) said.push(g);
-      const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
-      return { text: focus, unknown, subject: true, ...(said.length > 1 ? { groups: said } : {}) };
+      return { text: focus, unknown: read(focus, ctx.lexicon, ctx.vocab).unknown, subject: true, ...(said.length > 1 ? { groups: said } : {}) };
     }
-    const unknown = read(focus, ctx.lexicon, ctx.vocab).unknown;
-    return { text: focus, unknown, ...(attribute ? { attribute } : {}) };
+    return { text: focus, unknown: read(focus, ctx.lexicon, ctx.vocab).unknown, ...(attribute ? { attribute } : {}) };
   }
   return null;
 }
@@ -158,7 +156,7 @@ function carries(text: string, ctx: GoalContext): boolean {
   if (actionIn(text, ctx.lexicon) || unitIn(text, ctx.topics)) return true;
   const r = read(text, ctx.lexicon, ctx.vocab);
   if (r.groups.length > 0 || r.unknown.length > 0) return true;
-  return r.words.filter((w) => !STOP.has(w) && !ctx.lexicon.stop.has(w) && !/^\d+$/.test(w)).length >= 3;
+  return r.words.filter((w) => isContentWord(w, ctx.lexicon)).length >= 3;
 }
 
 /** Read a goal: its parts, each with its reading, entities and request to act. */
@@ -167,11 +165,10 @@ export function understand(goal: string, ctx: GoalContext): Understood {
   const parts: GoalPart[] = fragments.map((f, index) => {
     const entities = entitiesIn(f.text, ctx.topics);
     // a misspelt topic word is not a unit ("netwrok down?")
-    if (entities.unit && !/[A-Z.@_]/.test(entities.unit.replace(/\.service$/, ''))) {
-      const bare = entities.unit.replace(/\.service$/, '');
-      if (correct(bare, ctx.vocab, ctx.lexicon) !== bare) entities.unit = null;
-    }
-    const reading = read(topicText(f.text, entities), ctx.lexicon, ctx.vocab);
+    const bare = entities.unit?.replace(/\.service$/, '');
+    if (bare && !/[A-Z.@_]/.test(bare) && correct(bare, ctx.vocab, ctx.lexicon) !== bare) entities.unit = null;
+    const topic = topicText(f.text, entities);
+    const reading = read(topic, ctx.lexicon, ctx.vocab);
     entities.sort = sortIn(f.text, reading.groups);
     // "how's my pi doing": a question about nothing but the machine asks after its health
     const self = ctx.lexicon.self;
@@ -181,7 +178,7 @@ export function understand(goal: string, ctx: GoalContext): Understood {
       reading.terms.push(...asks.terms);
       for (const g of asks.groups) if (!reading.groups.includes(g)) reading.groups.push(g);
     }
-    return { index, text: f.text, reading, entities, action, focus: focusOf(topicText(f.text, entities), ctx) };
+    return { index, text: f.text, reading, entities, action, focus: focusOf(topic, ctx) };
   });
   // "check nginx and mosquitto", "… and what about postgresql": a part that is one bare name, in a
   // goal whose other part names a unit, names a unit too

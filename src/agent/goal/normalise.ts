@@ -48,6 +48,11 @@ export const STOP = new Set([
   'today', 'yesterday', 'tonight', 'morning', 'afternoon', 'evening', 'night', 'overnight',
 ]);
 
+/** Whether a word carries a topic: neither a stop word (this list or the lexicon's) nor a bare number. */
+export function isContentWord(w: string, lexicon: Lexicon): boolean {
+  return !STOP.has(w) && !lexicon.stop.has(w) && !/^\d+$/.test(w);
+}
+
 /** Damerau–Levenshtein distance (adjacent swaps count 1), or max + 1 once it must exceed `max`. */
 export function editDistance(a: string, b: string, max = Infinity): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;

@@ -121,6 +121,9 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     return focused.flatMap((p) => [...p.intent, p.description].flatMap((text) => analyse(text)));
   };
   const focusedTerms = new Map(tools.map((t) => [t.name, new Set([...toolTerms.get(t.name)!, ...focusedWords(t)])]));
+  // whether one read-only tool's terms hold every term of `all` and, when given, one of `any`
+  const speaks = (termsOf: ReadonlyMap<string, ReadonlySet<string>>, all: readonly string[], any: readonly string[] = []): boolean =>
+    readOnly.some((t) => { const own = termsOf.get(t.name)!; return all.every((x) => own.has(x)) && (any.length === 0 || any.some((x) => own.has(x))); });
   const expand = (t: AgentTool): AgentTool => {
     const more = intents.get(t.name);
     return more ? { ...t, description: `${t.description} ${[...new Set(more)].join('; ')}` } : t;
@@ -156,8 +159,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       // "is my sd card healthy": one read-only tool must speak of the thing and of what it is
       // said to be, in its own words or the intents of a focused playbook that runs it
       if (f?.groups && !part.entities.path && !part.entities.unit) {
-        const heads = f.groups.map(stem);
-        return readOnly.some((t) => heads.every((h) => focusedTerms.get(t.name)!.has(h))) ? null : `that of the ${f.text}`;
+        return speaks(focusedTerms, f.groups.map(stem)) ? null : `that of the ${f.text}`;
       }
       if (!f?.attribute) return null;
       const folder = read(part.text, lexicon).groups.includes('folder');
@@ -168,7 +170,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
       // a folder takes is disk space only
       const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
-      if (readOnly.some((t) => { const own = toolTerms.get(t.name)!; return attr.some((a) => own.has(a)) && object.every((o) => own.has(o)); })) return null;
+      if (speaks(toolTerms, object, attr)) return null;
       return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
