@@ -89,14 +89,11 @@ const WIRELESS = /^wl/;
 export function networkSentence(f: Fact, goal = ''): string {
   const s = networkState(f);
   if (!ASKS_WIFI.test(goal)) return s;
-  const names = list(f.interfaces).map(obj).map((i) => (i ? str(i.name) : null)).filter((n): n is string => n !== null);
-  const wireless = names.filter((n) => WIRELESS.test(n));
-  if (names.length === 0) return s;
+  const named = list(f.interfaces).map(obj).filter((i): i is Fact => i !== null && str(i.name) !== null);
+  const wireless = named.filter((i) => WIRELESS.test(i.name as string));
+  if (named.length === 0) return s;
   if (wireless.length === 0) return `${s} There is no wireless interface here (none named wl…), so the Wi-Fi could not be checked.`;
-  const states = wireless.map((n) => {
-    const i = list(f.interfaces).map(obj).find((x) => x && x.name === n)!;
-    return `${quote(n)} ${str(i.state) === 'UP' ? 'is up' : str(i.state) === null ? 'is in an unknown state' : 'is down'}`;
-  });
+  const states = wireless.map((i) => `${quote(i.name)} ${str(i.state) === 'UP' ? 'is up' : str(i.state) === null ? 'is in an unknown state' : 'is down'}`);
   return `${s} The wireless interface${wireless.length > 1 ? 's' : ''}: ${states.join(', ')}.`;
 }
 
