@@ -39,7 +39,9 @@ describe('killTree', () => {
   it('kills a process, its children, and a grandchild that moved to a process group of its own', async () => {
     // sh → (sh in a new group via setsid → sleep) and sh → sleep
     const top = spawn('sh', ['-c', `sleep ${MARK} & setsid sh -c 'sleep ${MARK}; :' & wait`], { stdio: 'ignore' });
-    await settle(() => marked().length >= 3);
+    // wait for the three below the top (the top's own command line holds MARK too, so three marked
+    // processes could be the top and two of them)
+    await settle(() => descendants(top.pid!).length >= 3);
     expect(descendants(top.pid!).length).toBeGreaterThanOrEqual(3);
     killTree(top.pid!);
     await settle(() => marked().length === 0);
