@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claimInSlices } from './claiming.js';
+import { claimInSlices, rejectBadName } from './claiming.js';
 import type { DaemonContext } from './context.js';
 import { takeLock } from './lock.js';
 import type { Notifier } from './notify.js';
@@ -79,7 +79,10 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
   await recover(d);
   phase('recovery_ms');
-  const spool = new Spool({ inbox: d.paths.inbox, log: d.log, settleMs: d.opts.settleMs, onStable: (names) => claimInSlices(d, names) });
+  const spool = new Spool({
+    inbox: d.paths.inbox, log: d.log, settleMs: d.opts.settleMs, watch: d.opts.watch, pollMs: d.opts.pollMs,
+    onStable: (names) => claimInSlices(d, names), onBadName: (raw) => rejectBadName(d, raw),
+  });
   await spool.start();
   phase('spool_ms');
   d.closers.push({ name: 'spool', close: () => spool.close() });
