@@ -208,7 +208,12 @@ function jsonFiles(source: ManifestSource, dir: string, issues: ManifestIssue[])
   return out;
 }
 
-function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
+/**
+ * One manifest's top-level object from a source, or undefined with its issues pushed: unreadable
+ * (not UTF-8: the byte offset; a link; too big), not JSON, a key twice. Every folder's loader reads
+ * through it, so a file means one thing whichever folder it is in.
+ */
+export function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = source.read(file);
