@@ -152,7 +152,7 @@ export class ManifestDrop {
     }
     this.told = now;
     const broken = JSON.stringify(r.broken);
-    if (r.broken.length > 0 && broken !== this.brokenTold) {
+    if (r.broken.length > 0 && broken !== this.brokenTold && !r.first) {
       log.error({ event: 'manifests_broken', problems: r.broken }, `the manifests in force do not load by themselves (${r.broken.map((i) => `${i.file}: ${i.message}`).join('; ')}); a worker keeps the set it has`);
     }
     this.brokenTold = broken;

@@ -50,6 +50,8 @@ export interface Acceptance {
   same: boolean;
   /** problems the set in force has by itself (a program a tool names was deleted): nothing a change can fix */
   broken: ManifestIssue[];
+  /** no set was in force yet (a root's first start): the folders were taken whole, or not at all */
+  first: boolean;
 }
 
 /** The state of one manifest file in a snapshot: its text, why it could not be read, or absent. */
@@ -81,18 +83,24 @@ function copyFile(into: ManifestSnapshot, from: ManifestSnapshot, file: string):
   into.lists[dir!] = list.length > 0 || into.lists[dir!] !== null ? list.sort() : null;
 }
 
-/** An empty snapshot: the set in force before anything was ever accepted. */
-function emptySnapshot(): ManifestSnapshot {
-  return { snapshot: 'manifests@1', lists: Object.fromEntries(MANIFEST_DIRS.map((d) => [d, null])), listIssues: {}, files: {} };
-}
-
 /**
  * Decide what of the folders of `root` takes effect against the set in force kept in `lastGood`,
  * store the new set there, and keep the reason files in step. Returns what changed and what was refused.
  */
 export async function acceptManifests(root: string, lastGood: string): Promise<Acceptance> {
-  const before = readSnapshot(lastGood) ?? emptySnapshot();
   const live = captureManifests(root);
+  const kept = readSnapshot(lastGood);
+  if (kept === null) {
+    // nothing was in force: the worker opens the folders as they are (and a daemon does not start on
+    // a set that fails), so there is nothing to refuse a change against; a clean set is kept
+    const { issues } = await checkManifestSet(root, snapshotSource(live));
+    if (issues.length === 0) {
+      mkdirSync(dirname(lastGood), { recursive: true });
+      storeSnapshot(lastGood, live);
+    }
+    return { added: [], changed: [], removed: [], refused: [], same: true, broken: issues, first: true };
+  }
+  const before = kept;
   const changes = new Set(filesOf(before, live).filter((f) => stateOf(before, f) !== stateOf(live, f)));
   // an entry the listing itself refused (a link out of the root) is a change of its own
   const listed = (snap: ManifestSnapshot): Set<string> => new Set(Object.values(snap.listIssues).flat().map((i) => i.file));
@@ -137,12 +145,9 @@ export async function acceptManifests(root: string, lastGood: string): Promise<A
     (was === undefined ? added : now === undefined ? removed : changed).push(f);
   }
   const same = added.length + changed.length + removed.length === 0;
-  if (!same || readSnapshot(lastGood) === null) {
-    mkdirSync(dirname(lastGood), { recursive: true });
-    storeSnapshot(lastGood, candidate);
-  }
+  if (!same) storeSnapshot(lastGood, candidate);
   keepReasons(root, [...refused.values()]);
-  return { added, changed, removed, refused: [...refused.values()], same, broken };
+  return { added, changed, removed, refused: [...refused.values()], same, broken, first: false };
 }
 
 /** Write a reason file for each refusal and remove the ones no refusal stands behind any more. */
