@@ -36,8 +36,9 @@ import { DAEMON_NODE_FLAGS } from './daemon.js';
 /** Example jobs that answer from the shipped tools in well under a second each. */
 const EXAMPLES = ['why-is-the-disk-full.json', 'why-is-the-disk-full-goal-only.json', 'errors-in-the-log.json', 'is-memory-running-low.json'];
 
-const USAGE = `npm run soak -- --jobs N [--batch B] [--gap-ms MS] [--every K] [--keep-minutes M] [--root DIR]
+const USAGE = `npm run soak -- --jobs N [--batch B] [--gap-ms MS] [--every K] [--keep-minutes M] [--examples A,B] [--root DIR]
   --jobs N          jobs to run (e.g. 100000)
+  --examples A,B    which of examples/jobs/ to drop, in turn (default ${EXAMPLES.join(',')})
   --batch B         jobs dropped at once, then the daemon is left idle for --gap-ms (default 100, 1000)
   --every K         a row every K finished jobs (default N/25, at least 100)
   --keep-minutes M  retention: finished sessions older than this are removed between jobs (default 10)
@@ -94,7 +95,7 @@ function memoryBytes(root: string): number {
 const cell = (v: number | null): string => (v === null ? '–' : Number.isInteger(v) ? String(v) : v.toFixed(1));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { jobs: { type: 'string' }, batch: { type: 'string' }, 'gap-ms': { type: 'string' }, every: { type: 'string' }, 'keep-minutes': { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { jobs: { type: 'string' }, batch: { type: 'string' }, 'gap-ms': { type: 'string' }, every: { type: 'string' }, 'keep-minutes': { type: 'string' }, examples: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean' } } });
   const n = Number(values.jobs);
   if (values.help || !Number.isInteger(n) || n <= 0) {
     process.stderr.write(`usage: ${USAGE}\n`);
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
   initRoot(root);
   const gc = { older_than_days: keepMinutes / 1440, archive: false, every_hours: 0.01 };
   writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', gc }, null, 2) + '\n');
-  const jobs = EXAMPLES.map((e) => readFileSync(join(root, 'examples', 'jobs', e)));
+  const jobs = (values.examples?.split(',') ?? EXAMPLES).map((e) => readFileSync(join(root, 'examples', 'jobs', e)));
   const staging = join(root, 'sessions', '.soak-staging');
   mkdirSync(staging, { recursive: true });
 

@@ -27,7 +27,6 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import type { Acceptance } from '../root/accept-manifests.js';
 import { pollingFor, type WatchMode } from './fs-kind.js';
-import { workerExecArgv } from './worker-fork.js';
 
 /** How long a file must keep its size before it counts as written, ms. */
 const WRITTEN_MS = 300;
@@ -108,7 +107,10 @@ export class ManifestDrop {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.checking = this.check().finally(() => {
+      this.checking = this.check().catch((err: unknown) => {
+        // a check that fails is a warning: the set in force stays, the next change is checked again
+        this.opts.log.warn({ event: 'manifest_check_failed', err: (err as Error).message }, `the manifests could not be checked (${(err as Error).message}); the set in force stays`);
+      }).finally(() => {
         this.checking = null;
         if (this.again) {
           this.again = false;
@@ -122,7 +124,9 @@ export class ManifestDrop {
   private async check(): Promise<void> {
     const t0 = performance.now();
     const out = await new Promise<{ stdout: string; err: Error | null }>((done) => {
-      execFile(process.execPath, [...workerExecArgv(process.execArgv), checkerScript(), this.opts.root], { timeout: CHECK_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => done({ stdout, err }));
+      // none of the daemon's node flags: they are for a long-lived small process (and a daemon started
+      // with `node -e` would hand the checker its script)
+      execFile(process.execPath, [checkerScript(), this.opts.root], { timeout: CHECK_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => done({ stdout, err }));
     });
     if (this.closed) return;
     let r: Acceptance & { error?: string };
@@ -131,6 +135,7 @@ export class ManifestDrop {
     } catch {
       r = { error: out.err?.message ?? 'no answer' } as Acceptance & { error?: string };
     }
+    if (r.error === undefined && !Array.isArray(r.refused)) r.error = `an answer the daemon does not read (${out.err?.message ?? 'no error'})`;
     if (r.error !== undefined) {
       this.opts.log.warn({ event: 'manifest_check_failed', err: r.error }, `the manifests could not be checked (${r.error}); the set in force stays, and the next change is checked again`);
       return;
