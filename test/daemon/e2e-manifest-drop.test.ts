@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from './helpers.js';
-import { finished, pico, startDaemon, stopDaemon, type RunningDaemon } from './spawn.js';
+import { finished, pico, picoAsync, startDaemon, stopDaemon, type RunningDaemon } from './spawn.js';
 
 /** Drop a job file (written aside, renamed in) and wait for its session to finish; returns its id. */
 async function runJob(d: RunningDaemon, root: string, name: string, job: unknown): Promise<string> {
@@ -81,7 +81,12 @@ describe.each(['events', 'polling'] as const)('manifests dropped into a running 
     expect(readFileSync(join(root, 'sessions', before, 'composition.json'), 'utf8')).not.toContain('read_notes');
     expect(d.lines.some((x) => x.event === 'reloaded')).toBe(false); // no SIGHUP
     await stopDaemon(d);
-  }, 180_000);
+    // replay runs each session on the composition it recorded: the one before the drop as well as the one after
+    for (const id of [before, after]) {
+      const r = await picoAsync(['replay', id, '--root', root]);
+      expect(r.stdout, r.stderr).toMatch(/^identical: /);
+    }
+  }, 300_000);
 
   it('a broken manifest dropped the same way gets its reason file and the next job runs on the old set', async () => {
     const { root, tool } = rootFor(mode);
@@ -118,5 +123,5 @@ describe.each(['events', 'polling'] as const)('manifests dropped into a running 
     expect(existsSync(reasonFile)).toBe(false);
     expect(existsSync(join(root, 'manifests', 'rejected'))).toBe(false);
     await stopDaemon(d);
-  }, 180_000);
+  }, 300_000);
 });
