@@ -105,7 +105,7 @@ async function userCommand(sub: 'status' | 'jobs' | 'submit' | 'watch', rest: st
     nc = await connectServer(opts);
   } catch (err) {
     if ((err as Error).name === 'UsageError') throw err;
-    process.stderr.write(`pico fleet ${sub}: cannot reach the fleet server ${opts.server} (${(err as Error).message})\nfix: check that nats-server runs there and that this machine may connect (README "Fleet"); nothing was sent\n`);
+    process.stderr.write(`pico fleet ${sub}: cannot reach the fleet server ${opts.server} (${(err as Error).message})\nfix: check that nats-server runs there and that this machine may connect (docs/fleet.md); nothing was sent\n`);
     return EXIT.negative;
   }
   try {

@@ -5,6 +5,7 @@
  * `rm` removes a provider's manifest and its file. Parsing and printing only
  * (src/models/). Exit 2 for an unknown id, 1 when a running job may use it.
  */
+import { nearest } from '../base/near.js';
 import { modelInventory, type Inventory } from '../models/inventory.js';
 import { ModelInUse, removeModel, UnknownModel } from '../models/remove.js';
 import { formatTable } from '../memory/table.js';
@@ -39,7 +40,8 @@ export async function main(argv: string[]): Promise<number> {
     emit(!!values.json, inv, () => human(inv));
     return EXIT.ok;
   }
-  if (positionals[0] !== 'rm' || positionals.length !== 2) throw new UsageError(`unknown arguments ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
+  if (positionals[0] !== 'rm') throw new UsageError(`unknown subcommand "${positionals[0]}"${positionals[0] !== undefined && nearest(positionals[0], ['rm']) ? ' (did you mean rm?)' : ''}\nusage: ${USAGE}`);
+  if (positionals.length !== 2) throw new UsageError(`name the one model provider to remove (pico models lists them)\nusage: ${USAGE}`);
   assertRootOwner(root, 'models', argv); // listing reads; rm writes, so it runs as the root's owner (owner.ts)
   try {
     const r = removeModel(root, positionals[1]!);
