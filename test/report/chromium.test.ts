@@ -63,12 +63,19 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('pico report, the command', () => {
-  it('writes report.html in the current folder by default and says where', () => {
+  it('the report never writes into the checkout: by default it writes report.html in the root and says where', () => {
+    const checkout = join(import.meta.dirname, '..', '..');
+    const before = existsSync(join(checkout, 'report.html'));
+    // run from the checkout, as issue 37 found it: the page lands in the root, not in the current folder
+    const run = pico(['report', '--root', r.root], checkout);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`wrote ${join(r.root, 'report.html')}`);
+    expect(readFileSync(join(r.root, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    expect(existsSync(join(checkout, 'report.html'))).toBe(before);
+    // and from any other folder the same
     const cwd = tempDir('pico-report-cwd-');
-    const run = pico(['report', '--root', r.root], cwd);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`wrote ${join(cwd, 'report.html')}`);
-    expect(readFileSync(join(cwd, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    expect(pico(['report', '--root', r.root], cwd).code).toBe(0);
+    expect(existsSync(join(cwd, 'report.html'))).toBe(false);
   });
 
   it('--json prints the aggregated data instead of a page', () => {
@@ -81,9 +88,10 @@ describe('pico report, the command', () => {
     const days = pico(['report', '--root', r.root, '--days', '0']);
     expect(days.code).toBe(2);
     expect(days.stderr).toMatch(/--days must be a whole number of days, 1 or more, got "0"/);
-    const notRoot = pico(['report', '--root', tempDir('pico-report-none-')]);
+    const none = tempDir('pico-report-none-');
+    const notRoot = pico(['report', '--root', none]);
     expect(notRoot.code).toBe(2);
-    expect(notRoot.stderr).toMatch(/is not a picoharness root .*pico init/);
+    expect(notRoot.stderr).toContain(`no root at ${none}: the folder holds no manifests/ or sessions/ (pico init ${none} makes one)`);
     const noFolder = pico(['report', '--root', r.root, '--out', join(r.root, 'no', 'such', 'r.html')]);
     expect(noFolder.code).toBe(2);
     expect(noFolder.stderr).toMatch(/does not exist; create it/);
