@@ -10,7 +10,8 @@
  * command that uses one says "no root at WRONG (pico init WRONG makes one)"
  * and exits 2 before it reads or writes anything. A root is a folder holding
  * `manifests/` or `sessions/` (what `pico init` makes; a root of an older
- * version, or one a test made with sessions only, counts too).
+ * version, or one a test made with sessions only, counts too), or `fleet/`
+ * (the root a fleet hub writes).
  *
  * The package's own folder, and the folders it ships (`manifests/`,
  * `providers/`, …), hold the shipped defaults and are never a root: the
@@ -41,9 +42,19 @@ function isDir(path: string): boolean {
   }
 }
 
-/** True when `dir` is a root: a folder holding manifests/ or sessions/. */
+/**
+ * True when `dir` is a root: a folder holding manifests/ or sessions/ (or fleet/: a fleet hub's
+ * root), or one this user may not look into — then the command's own checks speak (the
+ * root-owner rule names the user to run as), not a "no root" that may be false.
+ */
 export function isRoot(dir: string): boolean {
-  return isDir(join(dir, 'manifests')) || isDir(join(dir, 'sessions'));
+  return ['manifests', 'sessions', 'fleet'].some((sub) => {
+    try {
+      return statSync(join(dir, sub)).isDirectory();
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EACCES';
+    }
+  });
 }
 
 /**
