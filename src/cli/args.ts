@@ -37,6 +37,13 @@ export function parse<O extends Options>(argv: string[], options: O, usage: stri
   }
 }
 
+/** A subcommand that is not one: named, with the nearest known one, and the usage. */
+export function unknownSubcommand(given: string | undefined, known: readonly string[], usage: string): UsageError {
+  if (given === undefined) return new UsageError(`name a subcommand: ${known.join(', ')}\nusage: ${usage}`);
+  const near = nearest(given, known);
+  return new UsageError(`unknown subcommand "${given}"${near ? ` (did you mean ${near}?)` : `; the subcommands: ${known.join(', ')}`}\nusage: ${usage}`);
+}
+
 export const rootOption = { root: { type: 'string' } } as const;
 export const jsonOption = { json: { type: 'boolean' } } as const;
 

@@ -8,7 +8,7 @@
  * ($PICO_FLEET_CREDS), a private CA from `--ca FILE` ($PICO_FLEET_CA)
  * (src/fleet/connect.ts says why; systemd/ sets them from an EnvironmentFile).
  */
-import { EXIT, emit, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { EXIT, emit, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const SERVER = { server: { type: 'string' }, creds: { type: 'string' }, ca: { type: 'string' } } as const;
 
@@ -86,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'watch':
       return userCommand(sub, rest);
     default:
-      throw new UsageError(`${sub === undefined ? 'no fleet command given' : `unknown fleet command "${sub}"`}\nusage: ${USAGE}`);
+      throw unknownSubcommand(sub, ['agent', 'hub', 'status', 'submit', 'watch', 'jobs'], USAGE);
   }
 }
 

@@ -5,12 +5,11 @@
  * `rm` removes a provider's manifest and its file. Parsing and printing only
  * (src/models/). Exit 2 for an unknown id, 1 when a running job may use it.
  */
-import { nearest } from '../base/near.js';
 import { modelInventory, type Inventory } from '../models/inventory.js';
 import { ModelInUse, removeModel, UnknownModel } from '../models/remove.js';
 import { formatTable } from '../memory/table.js';
 import { assertRootOwner } from './owner.js';
-import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const USAGE = 'pico models [--root DIR] [--json] | pico models rm ID [--root DIR] [--json]';
 
@@ -40,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     emit(!!values.json, inv, () => human(inv));
     return EXIT.ok;
   }
-  if (positionals[0] !== 'rm') throw new UsageError(`unknown subcommand "${positionals[0]}"${positionals[0] !== undefined && nearest(positionals[0], ['rm']) ? ' (did you mean rm?)' : ''}\nusage: ${USAGE}`);
+  if (positionals[0] !== 'rm') throw unknownSubcommand(positionals[0], ['rm'], USAGE);
   if (positionals.length !== 2) throw new UsageError(`name the one model provider to remove (pico models lists them)\nusage: ${USAGE}`);
   assertRootOwner(root, 'models', argv); // listing reads; rm writes, so it runs as the root's owner (owner.ts)
   try {
