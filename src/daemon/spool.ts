@@ -1,13 +1,13 @@
 /**
  * The spool watcher: notices job files in `sessions/inbox/` once they are complete.
  *
- * Convention for writers (docs/asking.md): write the job file somewhere else
- * ON THE SAME FILESYSTEM (ideally a dot-name or `*.tmp` name inside the inbox
- * itself, which the daemon ignores), fsync it, then rename it to `<name>.json`
- * in the inbox. A rename is atomic, so the daemon never sees half a file.
- * `pico submit` does exactly this. A file written in place is still handled:
- * it is only taken once two looks at least `settleMs` apart see the same
- * inode, size and mtime — a file still growing is left alone.
+ * Convention for writers (docs/asking.md, "Hand it to the daemon"): write the job file
+ * somewhere else ON THE SAME FILESYSTEM (ideally a dot-name or `*.tmp` name
+ * inside the inbox itself, which the daemon ignores), fsync it, then rename
+ * it to `<name>.json` in the inbox. A rename is atomic, so the daemon never
+ * sees half a file. `pico submit` does exactly this. A file written in place
+ * is still handled: it is only taken once two looks at least `settleMs` apart
+ * see the same inode, size and mtime — a file still growing is left alone.
  *
  * Mechanics (the tsx watcher pattern): chokidar watches the inbox folder and
  * nothing in it (every entry is ignored, so it neither stats nor watches each
