@@ -119,7 +119,7 @@ describe.each(['events', 'polling'] as const)('manifests dropped into a running 
 
     // removed: the refusal is gone with it, and nothing else changed
     rmSync(join(root, 'manifests', 'tools', 'broken_tool.json'));
-    for (let i = 0; i < 100 && existsSync(reasonFile); i++) await sleep(100);
+    for (let i = 0; i < 600 && existsSync(join(root, 'manifests', 'rejected')); i++) await sleep(100);
     expect(existsSync(reasonFile)).toBe(false);
     expect(existsSync(join(root, 'manifests', 'rejected'))).toBe(false);
     await stopDaemon(d);
