@@ -36,8 +36,9 @@ import { DAEMON_NODE_FLAGS } from './daemon.js';
 /** Example jobs that answer from the shipped tools in well under a second each. */
 const EXAMPLES = ['why-is-the-disk-full.json', 'why-is-the-disk-full-goal-only.json', 'errors-in-the-log.json', 'is-memory-running-low.json'];
 
-const USAGE = `npm run soak -- --jobs N [--batch B] [--gap-ms MS] [--every K] [--keep-minutes M] [--examples A,B] [--root DIR]
+const USAGE = `npm run soak -- --jobs N [--minutes M] [--batch B] [--gap-ms MS] [--every K] [--keep-minutes M] [--examples A,B] [--root DIR]
   --jobs N          jobs to run (e.g. 100000)
+  --minutes M       stop dropping after M minutes even if fewer than N jobs ran (the report says so)
   --examples A,B    which of examples/jobs/ to drop, in turn (default ${EXAMPLES.join(',')})
   --batch B         jobs dropped at once, then the daemon is left idle for --gap-ms (default 100, 1000)
   --every K         a row every K finished jobs (default N/25, at least 100)
@@ -95,7 +96,7 @@ function memoryBytes(root: string): number {
 const cell = (v: number | null): string => (v === null ? '–' : Number.isInteger(v) ? String(v) : v.toFixed(1));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { jobs: { type: 'string' }, batch: { type: 'string' }, 'gap-ms': { type: 'string' }, every: { type: 'string' }, 'keep-minutes': { type: 'string' }, examples: { type: 'string' }, root: { type: 'string' }, help: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { jobs: { type: 'string' }, batch: { type: 'string' }, 'gap-ms': { type: 'string' }, every: { type: 'string' }, 'keep-minutes': { type: 'string' }, examples: { type: 'string' }, root: { type: 'string' }, minutes: { type: 'string' }, help: { type: 'boolean' } } });
   const n = Number(values.jobs);
   if (values.help || !Number.isInteger(n) || n <= 0) {
     process.stderr.write(`usage: ${USAGE}\n`);
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   const gapMs = Number(values['gap-ms'] ?? 1000);
   const every = Number(values.every ?? Math.max(100, Math.round(n / 25)));
   const keepMinutes = Number(values['keep-minutes'] ?? 10);
+  const deadline = values.minutes === undefined ? Infinity : Date.now() + Number(values.minutes) * 60_000;
   const base = values.root ?? join(process.env.PICO_BENCH_DIR ?? join(PACKAGE_DIR, '.bench'), `soak-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const root = join(base, 'root');
   mkdirSync(base, { recursive: true });
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
   };
   let dropped = 0;
   let nextRow = every;
-  while (dropped < n) {
+  while (dropped < n && Date.now() < deadline) {
     const k = Math.min(batch, n - dropped);
     for (let i = 0; i < k; i++) {
       const name = `soak-${String(dropped + i).padStart(7, '0')}.json`;
@@ -184,11 +186,12 @@ async function main(): Promise<void> {
   }
   daemon.kill('SIGTERM');
   const code = await new Promise<number | null>((ok) => daemon.once('exit', (c) => ok(c)));
-  await report(base, rows, { n, batch, gapMs, gc, outcomes, problems, code });
+  if (dropped < n) process.stderr.write(`soak: --minutes reached after ${finished} of ${n} jobs\n`);
+  await report(base, rows, { n: finished, asked: n, batch, gapMs, gc, outcomes, problems, code });
 }
 
 /** The table as Markdown, the chart as SVG, and the verdict: growth after the first retention pass, and the rate. */
-async function report(base: string, rows: Row[], run: { n: number; batch: number; gapMs: number; gc: object; outcomes: Record<string, number>; problems: string[]; code: number | null }): Promise<void> {
+async function report(base: string, rows: Row[], run: { n: number; asked: number; batch: number; gapMs: number; gc: object; outcomes: Record<string, number>; problems: string[]; code: number | null }): Promise<void> {
   const firstGc = rows.findIndex((r) => r.removed > 0);
   const settled = firstGc >= 0 ? rows.slice(firstGc) : [];
   const growth = (k: keyof Row): string => {
@@ -199,7 +202,7 @@ async function report(base: string, rows: Row[], run: { n: number; batch: number
   const rate = (part: Row[]): number => part.reduce((a, r) => a + r.rate, 0) / Math.max(1, part.length);
   const q = Math.max(1, Math.floor(rows.length / 4));
   const verdict = [
-    `- ${run.n} jobs, batches of ${run.batch} with ${run.gapMs} ms idle after each; retention ${JSON.stringify(run.gc)}; outcomes ${JSON.stringify(run.outcomes)}; daemon exit ${run.code}`,
+    `- ${run.n} jobs${run.n < run.asked ? ` (of ${run.asked} asked; stopped by --minutes)` : ''}, batches of ${run.batch} with ${run.gapMs} ms idle after each; retention ${JSON.stringify(run.gc)}; outcomes ${JSON.stringify(run.outcomes)}; daemon exit ${run.code}`,
     `- after the first retention pass (row ${firstGc + 1}): daemon RSS ${growth('daemon_rss_mb')} MB, worker RSS ${growth('worker_rss_mb')} MB, daemon fds ${growth('daemon_fds')}, worker fds ${growth('worker_fds')}, root ${growth('root_mb')} MB, memory index ${growth('memory_mb')} MB, sessions ${growth('sessions')}`,
     `- job rate: first quarter ${rate(rows.slice(0, q)).toFixed(1)}/s, last quarter ${rate(rows.slice(-q)).toFixed(1)}/s`,
     ...(run.problems.length ? [`- error lines: ${run.problems.join('; ')}`] : []),
