@@ -76,14 +76,20 @@ describe.each(['events', 'polling'] as const)('the inbox watched by chokidar in 
 const bindfs = spawnSync('bindfs', ['--version'], { encoding: 'utf8' });
 const fuseProbe = process.getuid?.() !== 0 ? 'not root' : bindfs.error ? 'bindfs is not installed (apt-get install bindfs)' : null;
 
+/** A folder seen through a FUSE mount (bindfs), as a NAS share is: `under` is where the other machine writes. */
+function nasView(): { under: string; inbox: string } {
+  const under = tempDir('pico-nas-');
+  const inbox = join(tempDir('pico-view-'), 'inbox');
+  mkdirSync(inbox);
+  const r = spawnSync('bindfs', [under, inbox], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bindfs failed: ${r.stderr}`);
+  mounts.push(inbox);
+  return { under, inbox };
+}
+
 describe.skipIf(fuseProbe !== null)(`an inbox on a FUSE filesystem${fuseProbe ? ` (skipped: ${fuseProbe})` : ''}`, () => {
   it('is polled without being asked, and a file written underneath it by another writer is handed over', async () => {
-    const under = tempDir('pico-nas-');
-    const inbox = join(tempDir('pico-view-'), 'inbox');
-    mkdirSync(inbox);
-    const r = spawnSync('bindfs', [under, inbox], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`bindfs failed: ${r.stderr}`);
-    mounts.push(inbox);
+    const { under, inbox } = nasView();
     expect(sharedFilesystem(inbox)).toBe('fuse');
     expect(pollingFor(inbox, 'auto').polling).toBe(true);
     expect(pollingFor(inbox, 'events').polling).toBe(false);
@@ -99,12 +105,7 @@ describe.skipIf(fuseProbe !== null)(`an inbox on a FUSE filesystem${fuseProbe ? 
   });
 
   it('with "watch": "events" the same write goes unheard until a rescan: why polling is the default there', async () => {
-    const under = tempDir('pico-nas-');
-    const inbox = join(tempDir('pico-view-'), 'inbox');
-    mkdirSync(inbox);
-    const r = spawnSync('bindfs', [under, inbox], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`bindfs failed: ${r.stderr}`);
-    mounts.push(inbox);
+    const { under, inbox } = nasView();
     const s = await startSpool(inbox, 'events');
     expect(s.spool.polling).toBe(false);
     await sleep(500); // the first scan, of the empty folder, is over

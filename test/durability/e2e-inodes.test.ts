@@ -4,14 +4,13 @@
  * sessions/ folder is a tmpfs with few inodes and plenty of bytes; every free inode is taken
  * while jobs arrive (renamed in: a rename needs no new inode), then given back.
  */
-import { mkdirSync, readFileSync, readdirSync, renameSync, statfsSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/root/init.js';
-import { tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
-import { fillInodes, mountTmpfs, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
+import { fillInodes, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
+import { tmpfsRoot } from './tmpfs-root.js';
 
 const JOBS = 12;
 
@@ -28,21 +27,14 @@ function finished(sessions: string): string[] {
 
 describe.skipIf(tmpfsProbe !== null)(`a filesystem out of inodes under the daemon${tmpfsProbe ? ` (skipped: ${tmpfsProbe})` : ''}`, () => {
   it('running out of inodes pauses intake and resumes by itself', async () => {
-    const root = tempRoot('pico-e2e-inodes-');
-    initRoot(root);
-    const sessions = join(root, 'sessions');
-    const why = mountTmpfs(sessions, '64m', 2000);
-    if (why) throw new Error(why);
-    for (const d of ['inbox', 'rejected', '.staging']) mkdirSync(join(sessions, d), { recursive: true });
-    const good = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
-    for (let i = 0; i < JOBS; i++) writeFileSync(join(sessions, '.staging', `job-${String(i).padStart(2, '0')}.json`), good);
+    const { root, sessions, arrive } = tmpfsRoot('pico-e2e-inodes-', '64m', JOBS, 2000);
 
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
     const filler = fillInodes(sessions);
     expect(statfsSync(sessions).ffree).toBe(0);
     expect(statfsSync(sessions).bavail * statfsSync(sessions).bsize).toBeGreaterThan(32 * 1024 * 1024); // bytes are free: only inodes ran out
-    for (const n of readdirSync(join(sessions, '.staging'))) renameSync(join(sessions, '.staging', n), join(sessions, 'inbox', n));
+    arrive();
 
     const paused = await d.waitFor((l) => l.event === 'paused', 30_000);
     expect(paused.level).toBe(50);
