@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { pico, startDaemon } from '../daemon/spawn.js';
 import { fill, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
-import { tmpfsRoot } from './tmpfs-root.js';
+import { pauseOf, tmpfsRoot, untilPaused } from './tmpfs-root.js';
 
 const JOBS = 30;
 
@@ -43,15 +43,9 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     const paused = await d.waitFor((l) => l.event === 'paused', 30_000);
     expect(paused.level).toBe(50);
     expect(paused.code).toBe('ENOSPC');
-    type Status = { status: { paused?: { code: string; fix: string } | null } };
-    const readStatus = (): Status => JSON.parse(pico(['status', '--root', root, '--json']).stdout) as Status;
-    let status = readStatus();
-    for (let i = 0; i < 50 && !status.status.paused; i++) {
-      await sleep(100);
-      status = readStatus();
-    }
-    expect(status.status.paused).toMatchObject({ code: 'ENOSPC' });
-    expect(status.status.paused!.fix).toMatch(/free space/);
+    const pause = await untilPaused(root);
+    expect(pause).toMatchObject({ code: 'ENOSPC' });
+    expect(pause!.fix).toMatch(/free space/);
     const human = pico(['status', '--root', root]).stdout;
     expect(human).toMatch(/paused:\s+ENOSPC/);
     expect(() => results(sessions)).not.toThrow(); // whatever finished before the disk filled is whole
@@ -74,8 +68,7 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
     await sleep(700); // the status write is coalesced
-    status = readStatus();
-    expect(status.status.paused ?? null).toBeNull();
+    expect(pauseOf(root)).toBeNull();
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 120_000);

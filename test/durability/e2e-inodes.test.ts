@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { pico, startDaemon } from '../daemon/spawn.js';
 import { fillInodes, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
-import { tmpfsRoot } from './tmpfs-root.js';
+import { pauseOf, tmpfsRoot, untilPaused } from './tmpfs-root.js';
 
 const JOBS = 12;
 
@@ -40,15 +40,9 @@ describe.skipIf(tmpfsProbe !== null)(`a filesystem out of inodes under the daemo
     expect(paused.level).toBe(50);
     expect(paused.code).toBe('ENOSPC');
     expect(String(paused.msg)).toMatch(/inode/);
-    type Status = { status: { paused?: { code: string; reason: string; fix: string } | null } };
-    const readStatus = (): Status => JSON.parse(pico(['status', '--root', root, '--json']).stdout) as Status;
-    let status = readStatus();
-    for (let i = 0; i < 50 && !status.status.paused; i++) {
-      await sleep(100);
-      status = readStatus();
-    }
-    expect(status.status.paused).toMatchObject({ code: 'ENOSPC' });
-    expect(status.status.paused!.fix).toMatch(/inode/);
+    const pause = await untilPaused(root);
+    expect(pause).toMatchObject({ code: 'ENOSPC' });
+    expect(pause!.fix).toMatch(/inode/);
     expect(pico(['status', '--root', root]).stdout).toMatch(/paused:\s+ENOSPC/);
 
     await sleep(1500); // still out of inodes: nothing is lost, rejected or closed meanwhile
@@ -61,7 +55,7 @@ describe.skipIf(tmpfsProbe !== null)(`a filesystem out of inodes under the daemo
     expect(readdirSync(join(sessions, 'inbox'))).toEqual([]);
     expect(d.lines.filter((l) => l.event === 'ready')).toHaveLength(1); // the same daemon: no restart
     await sleep(700); // the status write is coalesced
-    expect(readStatus().status.paused ?? null).toBeNull();
+    expect(pauseOf(root)).toBeNull();
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 120_000);

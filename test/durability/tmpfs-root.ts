@@ -6,7 +6,9 @@
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { initRoot } from '../../src/root/init.js';
+import { pico } from '../daemon/spawn.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -29,4 +31,20 @@ export function tmpfsRoot(prefix: string, size: string, jobs: number, inodes?: n
   const staging = join(sessions, '.staging');
   for (let i = 0; i < jobs; i++) writeFileSync(join(staging, `job-${String(i).padStart(2, '0')}.json`), good);
   return { root, sessions, arrive: () => { for (const n of readdirSync(staging)) renameSync(join(staging, n), join(sessions, 'inbox', n)); } };
+}
+
+/** The pause `pico status --json` reports for `root`, or null. */
+export function pauseOf(root: string): { code: string; reason: string; fix: string } | null {
+  type Status = { status: { paused?: { code: string; reason: string; fix: string } | null } };
+  return (JSON.parse(pico(['status', '--root', root, '--json']).stdout) as Status).status.paused ?? null;
+}
+
+/** The pause once `pico status` reports one (status.json is written a moment after the log line), or null after 5 s. */
+export async function untilPaused(root: string): Promise<ReturnType<typeof pauseOf>> {
+  let paused = pauseOf(root);
+  for (let i = 0; i < 50 && !paused; i++) {
+    await sleep(100);
+    paused = pauseOf(root);
+  }
+  return paused;
 }
