@@ -16,7 +16,7 @@
 import { phraseKey, type Lexicon } from './lexicon.js';
 import { correct, isContentWord, read, tokens, vocabularyOf, STOP, type Reading, type Vocabulary } from './normalise.js';
 import { splitParts } from './parts.js';
-import { entitiesIn, sortIn, unitIn, type Entities } from './entities.js';
+import { entitiesIn, keepIn, pathIn, sortIn, unitIn, type Entities } from './entities.js';
 import { actionIn, POLITE, type ActRequest } from './action.js';
 
 export { buildLexicon, parseLexicon, lexiconSchema, EMPTY_LEXICON, LexiconError, type Lexicon, type LexiconDoc } from './lexicon.js';
@@ -151,19 +151,37 @@ function topicText(text: string, e: Entities): string {
   return t;
 }
 
-/** Whether a fragment asks something of its own (see parts.ts). */
+/** Whether a fragment asks something of its own (see parts.ts); a count to keep is an argument of a request, never a question. */
 function carries(text: string, ctx: GoalContext): boolean {
-  if (actionIn(text, ctx.lexicon) || unitIn(text, ctx.topics)) return true;
+  if (actionIn(text, ctx.lexicon)) return true;
+  if (keepIn(text) !== null) return false;
+  if (unitIn(text, ctx.topics)) return true;
   const r = read(text, ctx.lexicon, ctx.vocab);
   if (r.groups.length > 0 || r.unknown.length > 0) return true;
   return r.words.filter((w) => isContentWord(w, ctx.lexicon)).length >= 3;
 }
 
-/** Read a goal: its parts, each with its reading, entities and request to act. */
-export function understand(goal: string, ctx: GoalContext): Understood {
-  const fragments = splitParts(goal, (t) => carries(t, ctx));
+const QUESTION_WORD = /^(?:which|what(?:'s|s)?|who|whose|where|when|why|how\s+(?:many|much))\b/i;
+
+/**
+ * Whether a fragment asks more of the part before it: it opens with a question word, names no
+ * unit, path or request of its own, and every topic it touches is the part's ("the disk is full,
+ * which filesystem is it?", "my disk is full, what's using it?") — its object, or a pronoun
+ * pointing back. "…, how many errors did it log today" touches the log: a question of its own.
+ */
+function continues(part: string, text: string, ctx: GoalContext): boolean {
+  if (!QUESTION_WORD.test(text.trim()) || actionIn(text, ctx.lexicon) || unitIn(text, ctx.topics) || pathIn(text, ctx.topics)) return false;
+  const mine = read(text, ctx.lexicon, ctx.vocab);
+  const before = read(part, ctx.lexicon, ctx.vocab);
+  if (!mine.groups.every((g) => before.groups.includes(g))) return false;
+  return mine.groups.length > 0 || POINTS_BACK.test(text);
+}
+
+/** Read a goal: its parts, each with its reading, entities and request to act. `now`: when it was asked (windows that name a day). */
+export function understand(goal: string, ctx: GoalContext, now: Date = new Date()): Understood {
+  const fragments = splitParts(goal, (t) => carries(t, ctx), (p, t) => continues(p, t, ctx));
   const parts: GoalPart[] = fragments.map((f, index) => {
-    const entities = entitiesIn(f.text, ctx.topics);
+    const entities = entitiesIn(f.text, ctx.topics, [], now);
     // a misspelt topic word is not a unit ("netwrok down?")
     const bare = entities.unit?.replace(/\.service$/, '');
     if (bare && !/[A-Z.@_]/.test(bare) && correct(bare, ctx.vocab, ctx.lexicon) !== bare) entities.unit = null;
@@ -183,7 +201,7 @@ export function understand(goal: string, ctx: GoalContext): Understood {
   // "check nginx and mosquitto", "… and what about postgresql": a part that is one bare name, in a
   // goal whose other part names a unit, names a unit too
   for (const p of parts) {
-    const bare = p.text.replace(/^(?:(?:what|how)\s+about|(?:and\s+)?(?:same|also)\s+(?:for|with))\s+(?:the\s+)?/i, '').replace(/[?.!]+$/, '');
+    const bare = p.text.replace(/^(?:(?:what|how)\s+about|(?:and\s+)?(?:same|also)\s+(?:for|with)|(?:are|is|were|was)\s+(?:both|either)?)\s+(?:the\s+)?/i, '').replace(/[?.!]+$/, '');
     const name = /^[A-Za-z0-9][A-Za-z0-9@._:-]*$/.exec(bare)?.[0];
     if (!name || p.entities.unit || p.entities.path || p.reading.groups.length > 0 || ctx.topics.has(name.toLowerCase()) || STOP.has(name.toLowerCase())) continue;
     if (!parts.some((o) => o !== p && o.entities.unit)) continue;

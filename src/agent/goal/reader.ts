@@ -45,7 +45,8 @@ export interface GoalReader {
   ctx: GoalContext;
   /** a digest of the lexicon, tools and playbooks the reader was built from */
   key: string;
-  understand(goal: string): Understood;
+  /** `now`: when the goal was asked (for windows that name a day); the current time when absent */
+  understand(goal: string, now?: Date): Understood;
   /** the terms of a tool's or playbook's own text, read through the lexicon */
   analyse(text: string): string[];
   /** the top k of `tools` for a part (only those sharing a term with it) */
@@ -132,7 +133,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
 
   const reader: GoalReader = {
     ctx, key, analyse,
-    understand: (goal) => understand(goal, ctx),
+    understand: (goal, now) => understand(goal, ctx, now),
     rank: (part, ts, k) => (ts.length ? indexFor(ts.map(expand), analyser).rankTerms(part.reading.terms, k) : []),
     match(part, pbs) {
       if (pbs.length === 0) return [];
