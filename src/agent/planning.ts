@@ -12,11 +12,20 @@
  *   1. the playbooks that match the goal → the `code` playbook planner;
  *   2. otherwise (or when it cannot fill one) the tools retrieval ranks top-k
  *      (BM25 over names, descriptions and `when` lines) → a model planner,
- *      whose prompt the runtime fits to its token budget (full → brief →
- *      title disclosure, or a named refusal) and whose output schema — so
- *      also its grammar — holds only those tools' calls;
- *   3. no playbook and no model planner: a `capability_gap` naming plan@1,
- *      and the job is declined.
+ *      where one is provisioned, whose prompt the runtime fits to its token
+ *      budget (full → brief → title disclosure, or a named refusal) and whose
+ *      output schema — so also its grammar — holds only those tools' calls;
+ *   3. no model planner, or it failed: the retrieval planner
+ *      (retrieval-planner.ts) — the retrieved tools whose words and schemas
+ *      cover the part's subject, with the arguments its entities give;
+ *   4. nothing covers the part: a `capability_gap` naming plan@1, and the
+ *      part is declined in words.
+ *
+ * Each part is recorded with who planned it (`source`), what it is about
+ * (`subject`), the words that selected its playbook (`matched`), what it
+ * asks of the facts (`ask`) and the change it requests (`act`), seam §1.
+ * The window a part names is the window every call of it reads: a
+ * playbook's fixed window ("this boot") gives way to "the boot before".
  *
  * The proposed calls become steps (each tool's reducer and fact_schema) plus
  * an answer step; a call the registry cannot run is a validation failure of
@@ -42,6 +51,9 @@ import { goalReader, type GoalReader } from './goal/reader.js';
 import { EMPTY_LEXICON, type Lexicon } from './goal/lexicon.js';
 import { loadLexicon } from './goal/load.js';
 import type { GoalPart } from './goal/index.js';
+import { read } from './goal/normalise.js';
+import { planFromTools, type Concept, type CoverTool } from './retrieval-planner.js';
+import { stem } from '../memory/terms.js';
 import { folderSource } from '../registry/load.js';
 import { BREAKERS } from '../runtime/settings.js';
 
@@ -106,7 +118,7 @@ interface PartCall { name: string; arguments: Record<string, unknown>; part: num
 interface PartPlan {
   calls: { name: string; arguments: Record<string, unknown> }[];
   record: NonNullable<PlanCreated['parts']>[number];
-  source?: 'playbook' | 'model';
+  source?: 'playbook' | 'model' | 'retrieval';
   provider?: string | null;
   prompt_tokens?: number;
   tokens_exact?: boolean;
@@ -141,6 +153,11 @@ function cannotCheck(part: GoalPart): string {
   return `I could not check "${part.text}": nothing on this machine looks at ${unknown.length ? unknown.join(', ').replace(/, ([^,]*)$/, ' or $1') : 'that'}.`;
 }
 
+/** The plain sentence for a question about the world in general. */
+function cannotAnswerGeneral(part: GoalPart): string {
+  return `I could not check "${part.text}": it asks about ${part.general!.startsWith('a') || part.general!.includes(' a ') ? 'a kind of machine' : 'something'} in general, and I only look at this machine.`;
+}
+
 /** The plain sentence for a question no planner here could plan. */
 function cannotCheckText(text: string): string {
   return `I could not check "${text}": no planner here could turn it into checks.`;
@@ -159,7 +176,10 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const avoid = pc.replan?.avoid ?? [];
   const base = pc.replan ? REPLAN_STEP : PLAN_STEP;
   const reader = readerFor(pc.registry, pc.playbooks, pc.lexicon, pc.root);
-  const understood = reader.understand(pc.goal);
+  // when the goal was asked, as the ledger recorded it: a replay reads "yesterday evening" the same
+  const asked = pc.step.ledger.all.find((e) => e.type === 'user_input');
+  const now = asked ? new Date(asked.t) : new Date();
+  const understood = reader.understand(pc.goal, now);
   const multi = understood.parts.length > 1;
   const planned: PartPlan[] = [];
   for (const part of understood.parts) {
@@ -171,8 +191,22 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     const served = planned.some((p) => p.calls.length > 0 || p.record.playbooks.length > 0);
     const step = !multi && planned[0]!.record.playbooks.length > 0 && !pc.onlyProvider ? `${base}.model` : multi && served ? `${base}.model` : base;
     const text = want.length === planned.length ? pc.goal : want.map((w) => w.plan.record.text).join('; ');
-    calls.push(...await planByModel(pc, want, step, text));
+    const byModel = await planByModel(pc, want, step, text);
+    calls.push(...byModel);
+    // the model planner failed (or gave nothing): the retrieval planner takes the parts it left
+    for (const w of want) {
+      if (byModel.some((c) => c.part === w.index) || pc.onlyProvider) continue;
+      const r = planByRetrieval(pc, reader, understood.parts[w.index]!, w.plan.record.retrieved);
+      if (r.length === 0) continue;
+      delete w.plan.record.unchecked;
+      w.plan.source = 'retrieval';
+      w.plan.record.source = 'retrieval';
+      w.plan.record.matched = [...new Set(r.flatMap((c) => c.covers))];
+      calls.push(...r.map((c) => ({ name: c.name, arguments: c.arguments, part: w.index })));
+    }
   }
+  // the window a part names is the window each of its calls reads
+  for (const c of calls) c.arguments = withWindow(c.arguments, pc.registry.tools.get(c.name)?.input_schema, understood.parts[c.part]?.entities.window ?? null);
   if (calls.length === 0) {
     const plain = planned.map((p) => p.record.unchecked).filter((x): x is string => !!x);
     return { ok: false, reason: planned.map((p) => p.reason).filter(Boolean).join('; ') || 'no call was planned', plain: plain.join(' ') };
@@ -180,15 +214,16 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const first = planned.find((p) => p.provider) ?? planned[0]!;
   const retrieved: RankedTool[] = [];
   for (const p of planned) for (const r of p.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  for (const p of planned) if (p.source && p.calls.length + calls.filter((c) => planned[c.part] === p).length > 0) p.record.source = p.source;
   const meta: Omit<PlanCreated, 'steps' | 'provider'> = {
-    source: planned.some((p) => p.source === 'model') ? 'model' : 'playbook',
+    source: planned.some((p) => p.source === 'model') ? 'model' : planned.some((p) => p.source === 'retrieval') ? 'retrieval' : 'playbook',
     retrieved, playbooks: [...new Set(planned.flatMap((p) => p.record.playbooks))],
     prompt_tokens: planned.reduce((n, p) => n + (p.prompt_tokens ?? 0), 0), tokens_exact: planned.every((p) => p.tokens_exact ?? true),
     level: planned.find((p) => p.level)?.level ?? null,
     ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}),
-    ...(multi || planned.some((p) => p.record.unchecked || p.record.window) ? { parts: planned.map((p) => p.record) } : {}),
+    parts: planned.map((p) => p.record),
   };
-  return toPlan(pc, first.provider ?? null, calls, meta);
+  return toPlan(pc, first.provider ?? (meta.source === 'retrieval' ? 'retrieval' : null), calls, meta);
 }
 
 /** Plan one part of the goal (the whole goal when it has one part). */
@@ -200,10 +235,15 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const entities: SlotEntities = {
     unit: e.unit, path: e.path, since: e.window?.since ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort, keep: e.keep,
   };
+  const act = part.action ? { act: { verb: part.action.verb, object: part.action.object || null } } : {};
+  const ask = part.ask.kind !== 'state' ? { ask: part.ask } : {};
   // a tool to avoid stays retrievable (with other arguments it may be right); the context says to
   // avoid it, and the loop stops a plan that repeats a call that already failed
   const retrieved = part.action ? [] : reader.rank(part, plannableTools(pc.registry), settings.top_k);
-  const record: PartPlan['record'] = { text: part.text, steps: [], retrieved, playbooks: [], ...(e.window ? { window: e.window.label } : {}) };
+  const record: PartPlan['record'] = {
+    text: part.text, steps: [], retrieved, playbooks: [], ...(e.window ? { window: e.window.label } : {}),
+    ...(part.subject ? { subject: part.subject } : {}), ...ask, ...act,
+  };
   const gap = (error: string, plain: string, offers: string[] = []): PartPlan => {
     pc.step.ledger.append({
       type: 'capability_gap', step, provider: null, capability: 'plan@1', schema: 'plan@1', error, attempt: 0,
@@ -230,12 +270,18 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   } else {
     pool = pc.playbooks.filter((p) => p.steps.every((s) => pc.registry.tools.get(s.tool)?.effect !== 'destructive'));
   }
+  // a question about the world in general is not answered with this machine's figures
+  if (!part.action && part.general && !e.unit && !e.path) {
+    return gap(`the goal asks about "${part.general}" in general, not about this machine`, cannotAnswerGeneral(part));
+  }
   // a question about something no tool looks at is not answered with a neighbouring fact
   // (a file's extension is the path's, not a topic: "how big is backup.tar")
   const ext = e.path && /\.([A-Za-z0-9]+)$/.exec(e.path)?.[1]?.toLowerCase();
   if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext) && !(part.focus.subject && e.unit)) {
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
   }
+  const unspoken = part.action ? [] : reader.unspoken(part);
+  if (unspoken.length > 0) return gap(`the goal asks about "${unspoken.join(' ')}", which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${unspoken.join(' ')}.`);
   const unmeasured = part.action ? null : reader.unmeasured(part);
   if (unmeasured) return gap(`the goal asks for ${unmeasured}, and no read-only tool speaks of both`, `I could not check "${part.text}": no tool here ${unmeasured.startsWith('that ') ? 'can tell' : 'measures'} ${unmeasured}.`);
   const uncovered = part.action ? [] : reader.uncovered(part);
@@ -246,6 +292,8 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const scored = reader.match(part, pool);
   const matches = part.action && scored.length === 0 ? pool.map((p) => ({ id: p.id })) : scored;
   record.playbooks = matches.map((m) => m.id);
+  const best = scored[0];
+  if (best && best.words.length) record.matched = best.words;
   const reasons: string[] = [];
 
   // 1. the playbook planner, when a playbook fits
@@ -255,7 +303,13 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
     const text = JSON.stringify({ goal: goalText, entities, playbooks: chosen.map((p) => ({ id: p.id, slots: p.slots, steps: p.steps })), avoid });
     const tools = [...new Set(chosen.flatMap((p) => p.steps.map((s) => s.tool)))].map((n) => pc.registry.tool(n));
     const out = await runPlanner(pc, step, text, 'planner:playbooks', tools, ['code']);
-    if (out.ok) return { calls: out.fact.fact as PartPlan['calls'], record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
+    if (out.ok) {
+      // the words that selected the playbook that was filled
+      const used = (out.fact.fact as PartPlan['calls']).map((c) => c.name);
+      const filled = scored.find((m) => pc.playbooks.find((p) => p.id === m.id)!.steps.every((st) => used.includes(st.tool)));
+      if (filled?.words.length) record.matched = filled.words;
+      return { calls: out.fact.fact as PartPlan['calls'], record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
+    }
     reasons.push(`playbook planner: ${out.reason}`);
   } else {
     reasons.push(matches.length > 0 ? `a playbook matches, but ${only!.id} is not the playbook planner` : 'no playbook matches the goal');
@@ -263,12 +317,89 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (part.action) return { calls: [], record: { ...record, unchecked: `${cannotAct(part.action)}` }, reason: reasons.join('; ') };
   if (only?.kind === 'code') return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: reasons.join('; ') };
 
-  // 2. a model planner, asked once for every part no playbook served (planSession)
-  if (retrieved.length === 0) {
-    const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
-    return gap(error, cannotCheck(part));
+  // 2. a model planner, where one is provisioned, asked once for every part no playbook served (planSession)
+  if (retrieved.length > 0 && hasModelPlanner(pc)) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  // 3. the retrieval planner: the tools that cover the part's subject, with its entities as arguments
+  const calls = only ? [] : planByRetrieval(pc, reader, part, retrieved);
+  if (calls.length > 0) {
+    delete record.matched;
+    const covers = [...new Set(calls.flatMap((c) => c.covers))];
+    return { calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), record: { ...record, ...(covers.length ? { matched: covers } : {}) }, source: 'retrieval', provider: 'retrieval', reason: reasons.join('; ') };
   }
-  return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  if (retrieved.length > 0 && only) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's words or schemas cover what it asks about`;
+  return gap(error, cannotCheck(part), reader.offers(part));
+}
+
+/** Whether a model planner could plan here (a non-code plan@1 provider, or the one `pico plan --provider` names). */
+function hasModelPlanner(pc: PlanningContext): boolean {
+  if (pc.onlyProvider) return pc.onlyProvider.kind !== 'code';
+  return [...pc.registry.providers.values()].some((p) => p.kind !== 'code' && p.implements.includes('plan@1'));
+}
+
+const coverCache = new WeakMap<Registry, Map<string, CoverTool>>();
+
+/** The read-only tools as the retrieval planner reads them: their words (through the lexicon), arguments and fact lists. */
+function coverTools(registry: Registry, reader: GoalReader): Map<string, CoverTool> {
+  const key = reader.key;
+  let byReader = coverCache.get(registry);
+  if (byReader && (byReader as Map<string, CoverTool> & { key?: string }).key === key) return byReader;
+  byReader = new Map();
+  for (const t of plannableTools(registry)) {
+    const props = (t.input_schema.properties ?? {}) as Record<string, { description?: string }>;
+    const fact = t.fact_schema && registry.schemas.has(t.fact_schema) ? registry.schema(t.fact_schema).json : {};
+    const factProps = (fact.properties ?? {}) as Record<string, { type?: unknown }>;
+    const text = [t.name, t.description, t.when ?? '', ...Object.keys(props), ...Object.values(props).map((p) => p.description ?? ''), ...Object.keys(factProps)].join(' ; ').replace(/_/g, ' ');
+    const words = new Set([...reader.analyse(text), ...read(text, reader.ctx.lexicon).words.map(stem)]);
+    const lists = Object.entries(factProps).filter(([, v]) => v.type === 'array' || (Array.isArray(v.type) && v.type.includes('array'))).map(([k]) => k);
+    byReader.set(t.name, { name: t.name, words, input_schema: t.input_schema, lists });
+  }
+  (byReader as Map<string, CoverTool> & { key?: string }).key = key;
+  coverCache.set(registry, byReader);
+  return byReader;
+}
+
+/**
+ * The concepts of a part's subject (retrieval-planner.ts): each lexicon group it touches (met by
+ * the group's word), and each other word the tools or the lexicon know (met by its stem).
+ */
+function conceptsOf(part: GoalPart, reader: GoalReader): Concept[] {
+  const lex = reader.ctx.lexicon;
+  const r = part.subjectReading;
+  const out: Concept[] = r.groups.map((g) => ({ word: g, any: [stem(g)] }));
+  const inPhrase = (w: string) => [...lex.means.entries()].some(([k, head]) => k.includes(' ') && r.groups.includes(head) && k.split(' ').includes(w));
+  for (const w of new Set(r.words)) {
+    if (r.unknown.includes(w) || !/[a-z]/.test(w) || lex.stop.has(w)) continue;
+    const own = read(w, lex);
+    if (own.terms.length === 0 || own.groups.length > 0 || inPhrase(w)) continue;
+    out.push({ word: w, any: own.terms });
+  }
+  return out;
+}
+
+/** The retrieval planner's calls for a part (empty when no tool covers it). */
+function planByRetrieval(pc: PlanningContext, reader: GoalReader, part: GoalPart, ranked: readonly RankedTool[]) {
+  // a tool covers a subject only when every word of it is known: "what gpio pins are in use" is not about memory in use
+  if (part.action || part.subjectReading.unknown.length > 0) return [];
+  const e = part.entities;
+  return planFromTools({
+    concepts: conceptsOf(part, reader),
+    entities: { unit: e.unit, path: e.path, since: e.window?.since ?? null, until: e.window?.until ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort },
+    ...(part.ask.noun ? { noun: part.ask.noun } : {}),
+    ranked, tools: coverTools(pc.registry, reader),
+  });
+}
+
+/** A call's window arguments made the part's window (a playbook's fixed "this boot" gives way to the part's "the boot before"). */
+function withWindow(args: Record<string, unknown>, schema: Record<string, unknown> | undefined, w: GoalPart['entities']['window']): Record<string, unknown> {
+  const props = (schema?.properties ?? {}) as Record<string, unknown>;
+  if (!w || !('since' in props || 'boot' in props)) return args;
+  const out = { ...args };
+  delete out.since; delete out.until; delete out.boot;
+  if (w.boot !== null && 'boot' in props) out.boot = w.boot;
+  if (w.since !== null && 'since' in props) out.since = w.since;
+  if (w.until && 'until' in props) out.until = w.until;
+  return out;
 }
 
 /**

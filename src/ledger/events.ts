@@ -60,6 +60,10 @@ export const measurementSchema = z.strictObject({
 });
 export type Measurement = z.infer<typeof measurementSchema>;
 
+/** What a part of a goal asks of the facts (seam §1), and the kinds of things a selection asks for: the goal reader writes them, the renderer reads them. */
+export const ASK_KINDS = ['state', 'list', 'count', 'member', 'show', 'why'] as const;
+export const ASK_NOUNS = ['process', 'unit', 'package', 'file', 'folder', 'filesystem', 'interface', 'line', 'error', 'boot'] as const;
+
 export const planStepSchema = z.strictObject({
   step: z.string(),
   tool: z.string().nullable(),
@@ -93,8 +97,8 @@ export const eventSchemas = {
     ...base, type: z.literal('plan_created'),
     /** the whole plan the session follows from here: after a replan, the steps already done and the new ones */
     steps: z.array(planStepSchema),
-    /** who made it: the job file's plan, a playbook, a model, or the trajectory cache (absent in older ledgers: operator) */
-    source: z.enum(['operator', 'playbook', 'model', 'cache']).optional(),
+    /** who made it: the job file's plan, a playbook, a model, the retrieval planner, or the trajectory cache (absent in older ledgers: operator) */
+    source: z.enum(['operator', 'playbook', 'model', 'cache', 'retrieval']).optional(),
     /** the planner's identity (provider id, with weights hash for models); null for the operator's plan */
     provider: z.string().nullable().optional(),
     /** the tools retrieval put before the planner, best first, with their BM25 scores */
@@ -119,6 +123,18 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
+      /** seam §1: what the part asks about, the words that selected its plan, who planned it */
+      subject: z.string().optional(),
+      matched: z.array(z.string()).optional(),
+      source: z.enum(['playbook', 'retrieval', 'model']).optional(),
+      /** seam §1: what the part asks of the facts (absent: the subject's state) */
+      ask: z.strictObject({
+        kind: z.enum(ASK_KINDS),
+        name: z.string().optional(),
+        noun: z.enum(ASK_NOUNS).optional(),
+      }).optional(),
+      /** seam §1: a request to change something; a part with it is never answered by a read */
+      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),

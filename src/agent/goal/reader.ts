@@ -39,6 +39,8 @@ export interface PartMatch {
   score: number;
   /** the share of the best intent phrase the part holds (0.5 … 1) */
   coverage: number;
+  /** the words of the part's subject that met the best intent phrase */
+  words: string[];
 }
 
 export interface GoalReader {
@@ -51,7 +53,7 @@ export interface GoalReader {
   analyse(text: string): string[];
   /** the top k of `tools` for a part (only those sharing a term with it) */
   rank(part: GoalPart, tools: readonly AgentTool[], k: number): RankedTool[];
-  /** the playbooks that fit a part, best first */
+  /** the playbooks that fit a part's subject (never a word outside it), best first */
   match(part: GoalPart, playbooks: readonly ReaderPlaybook[]): PartMatch[];
   /** the destructive tool that makes the change a part asks for, or null */
   actTool(part: GoalPart): ReaderTool | null;
@@ -59,6 +61,12 @@ export interface GoalReader {
   offers(part: GoalPart, n?: number): string[];
   /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
   uncovered(part: GoalPart): string[];
+  /**
+   * The words naming the thing a part asks about ("is my X …", "X says …") when no tool or playbook
+   * speaks of any of them — words the lexicon knows only as part of a request ("pip" of "pip
+   * install"); empty when some tool does, or the part names no such thing.
+   */
+  unspoken(part: GoalPart): string[];
   /**
    * What a part measures that no read-only tool speaks of together with the thing measured ("how
    * much space do the logs take": no tool about size or disk space is also about logs; "is my sd
@@ -91,6 +99,8 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     const ws = tokens(`${t.name} ${t.description} ${t.when ?? ''}`);
     const out = new Set<string>();
     for (let i = 0; i < ws.length; i++) {
+      // a participle describes what the tool acts on ("old rotated logs"): it names no act of the tool's
+      if (/^[a-z]{3,}ed$/.test(ws[i]!)) continue;
       for (let n = 1; n <= Math.min(lexicon.longest, ws.length - i); n++) {
         const a = lexicon.acts.get(phraseKey(ws.slice(i, i + n).join(' ')));
         if (a) out.add(a);
@@ -138,16 +148,23 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     match(part, pbs) {
       if (pbs.length === 0) return [];
       const docs = pbs.map((p) => ({ name: p.id, description: p.description, when: p.intent.join('; '), input_schema: {} }));
-      const q = new Set(part.reading.terms);
+      // the subject's terms only: a word outside what the part asks about never selects a playbook
+      const subject = part.subjectReading;
+      const q = new Set(subject.terms);
       const out: PartMatch[] = [];
-      for (const r of indexFor(docs, analyser).rankTerms(part.reading.terms, pbs.length)) {
+      for (const r of indexFor(docs, analyser).rankTerms(subject.terms, pbs.length)) {
         const phrases = phraseTerms.get(r.name) ?? pbs.find((p) => p.id === r.name)!.intent.map(ownTerms);
         let coverage = 0;
+        let met: string[] = [];
         for (const t of phrases) {
           if (t.size === 0) continue;
-          coverage = Math.max(coverage, [...t].filter((x) => q.has(x)).length / t.size);
+          const hit = [...t].filter((x) => q.has(x));
+          if (hit.length / t.size > coverage) { coverage = hit.length / t.size; met = hit; }
         }
-        if (coverage >= 0.5) out.push({ id: r.name, score: r.score, coverage });
+        if (coverage >= 0.5) {
+          const words = subject.words.filter((w) => read(w, lexicon).terms.some((x) => met.includes(x)));
+          out.push({ id: r.name, score: r.score, coverage, words: words.length ? [...new Set(words)] : met });
+        }
       }
       // a playbook that takes the unit or path the part names is about that thing: it goes first
       // ("did postgresql fail" is that unit's status before it is the list of failed units)
@@ -175,6 +192,11 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
+    unspoken(part) {
+      if (!part.focus?.subject || part.entities.unit || part.entities.path) return [];
+      const r = read(part.focus.text, lexicon);
+      return r.terms.length > 0 && r.terms.every((t) => !spoken.has(t)) ? r.words.filter((w) => !STOP.has(w)) : [];
+    },
     actTool(part) {
       const a = part.action;
       if (!a || a.head.length === 0) return null;
