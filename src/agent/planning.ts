@@ -193,10 +193,10 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     const text = want.length === planned.length ? pc.goal : want.map((w) => w.plan.record.text).join('; ');
     const byModel = await planByModel(pc, want, step, text);
     calls.push(...byModel);
-    // the model planner failed (or gave nothing): the retrieval planner takes the parts it left
-    for (const w of want) {
-      if (byModel.some((c) => c.part === w.index) || pc.onlyProvider) continue;
-      const r = planByRetrieval(pc, reader, understood.parts[w.index]!, w.plan.record.retrieved);
+    // the model planner failed or proposed nothing: the retrieval planner takes its parts (a replan
+    // whose model failed keeps the plan it has: the loop goes on with it)
+    for (const w of byModel.length > 0 || pc.onlyProvider || pc.replan ? [] : want) {
+      const r = planByRetrieval(pc, reader, understood.parts[w.index]!, w.plan.record.retrieved, avoid);
       if (r.length === 0) continue;
       delete w.plan.record.unchecked;
       w.plan.source = 'retrieval';
@@ -320,14 +320,14 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   // 2. a model planner, where one is provisioned, asked once for every part no playbook served (planSession)
   if (retrieved.length > 0 && hasModelPlanner(pc)) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
   // 3. the retrieval planner: the tools that cover the part's subject, with its entities as arguments
-  const calls = only ? [] : planByRetrieval(pc, reader, part, retrieved);
+  const calls = only ? [] : planByRetrieval(pc, reader, part, retrieved, avoid);
   if (calls.length > 0) {
     delete record.matched;
     const covers = [...new Set(calls.flatMap((c) => c.covers))];
     return { calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), record: { ...record, ...(covers.length ? { matched: covers } : {}) }, source: 'retrieval', provider: 'retrieval', reason: reasons.join('; ') };
   }
   if (retrieved.length > 0 && only) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
-  const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's words or schemas cover what it asks about`;
+  const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and ${pc.replan ? 'no tool that covers what it asks about is left to run' : "no shipped tool's words or schemas cover what it asks about"}`;
   return gap(error, cannotCheck(part), reader.offers(part));
 }
 
@@ -378,16 +378,19 @@ function conceptsOf(part: GoalPart, reader: GoalReader): Concept[] {
 }
 
 /** The retrieval planner's calls for a part (empty when no tool covers it). */
-function planByRetrieval(pc: PlanningContext, reader: GoalReader, part: GoalPart, ranked: readonly RankedTool[]) {
+function planByRetrieval(pc: PlanningContext, reader: GoalReader, part: GoalPart, ranked: readonly RankedTool[], avoid: readonly string[]) {
   // a tool covers a subject only when every word of it is known: "what gpio pins are in use" is not about memory in use
   if (part.action || part.subjectReading.unknown.length > 0) return [];
   const e = part.entities;
+  // a replan proposes only what has not run yet
+  const done = new Set((pc.replan?.done ?? []).map((d) => callKey(d.tool, d.args)));
   return planFromTools({
     concepts: conceptsOf(part, reader),
     entities: { unit: e.unit, path: e.path, since: e.window?.since ?? null, until: e.window?.until ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort },
     ...(part.ask.noun ? { noun: part.ask.noun } : {}),
-    ranked, tools: coverTools(pc.registry, reader),
-  });
+    ranked: ranked.filter((r) => !avoid.includes(r.name)),
+    tools: new Map([...coverTools(pc.registry, reader)].filter(([name]) => !avoid.includes(name))),
+  }).filter((c) => !done.has(callKey(c.name, withWindow(c.arguments, pc.registry.tools.get(c.name)?.input_schema, e.window))));
 }
 
 /** A call's window arguments made the part's window (a playbook's fixed "this boot" gives way to the part's "the boot before"). */

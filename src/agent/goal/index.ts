@@ -98,7 +98,7 @@ const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true; pl
   // "how big is the apt cache", "how fast is my internet"
   { re: /\bhow\s+(big|large|fast|old)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in)\b|[?,.!]|$)/i },
   // "how hot is it outside", "how full is the nas": the thing, whatever is asked of it
-  { re: /\bhow\s+(?!many\b|much\b|long\b|come\b|often\b|do\b|does\b|did\b|can\b|could\b|should\b|would\b|to\b)([a-z]+)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in|running)\b|[?,.!]|$)/i, plain: true },
+  { re: /\bhow\s+(?!many\b|much\b|long\b|come\b|often\b|do\b|does\b|did\b|can\b|could\b|should\b|would\b|to\b)([a-z]+)\s+(?:is|are|was|were|'s)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=\s+(?:now|today|getting|right|at|on|in|running|according|from|by|for|with|per|after|since|during|when|while|because|than|compared)\b|[?,.!]|$)/i, plain: true },
   // "what temperature should my fridge be at": what should hold of the thing
   { re: /^what\s+([a-z]+)\s+should\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(.+?)\s+(?:be|run|get|stay|have|use)\b/i },
   { re: /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i },
