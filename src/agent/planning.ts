@@ -52,7 +52,7 @@ import { EMPTY_LEXICON, type Lexicon } from './goal/lexicon.js';
 import { loadLexicon } from './goal/load.js';
 import type { GoalPart } from './goal/index.js';
 import { read } from './goal/normalise.js';
-import { planFromTools, type Concept, type CoverTool } from './retrieval-planner.js';
+import { holds, planFromTools, type Concept, type CoverTool } from './retrieval-planner.js';
 import { stem } from '../memory/terms.js';
 import { folderSource } from '../registry/load.js';
 import { BREAKERS } from '../runtime/settings.js';
@@ -142,9 +142,21 @@ function lexiconOf(root: string): Lexicon {
   return loaded.issues.length ? EMPTY_LEXICON : loaded.lexicon;
 }
 
-/** The plain sentence for a request to act that no tool here can carry out. */
-function cannotAct(a: NonNullable<GoalPart['action']>): string {
-  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.`;
+/**
+ * The plain sentence for a request to act that no tool here can carry out; when a tool makes that
+ * kind of change to something else, the request that would work (`works`).
+ */
+function cannotAct(a: NonNullable<GoalPart['action']>, works?: string | null): string {
+  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.${works ? ` A change I can make, once you approve it: "${works}".` : ''}`;
+}
+
+/** The request a destructive tool's playbook would serve, with its count to keep ("prune the log archive, keep the 3 newest"). */
+function workingRequest(reader: GoalReader, part: GoalPart, playbooks: readonly Playbook[]): string | null {
+  const w = reader.workingRequest(part);
+  const pb = w && playbooks.find((p) => p.steps.some((st) => st.tool === w.tool));
+  if (!w || !pb) return null;
+  const keep = Object.values(pb.slots).find((sl) => sl.extractor === 'keep');
+  return keep ? `${w.request}, keep the ${keep.default ?? 3} newest` : w.request;
 }
 
 /** The plain sentence for a question nothing here answers. */
@@ -264,7 +276,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   let pool: Playbook[];
   if (part.action) {
     const tool = reader.actTool(part);
-    if (!tool) return gap(`no tool here can ${part.action.act} "${part.action.head.join(' ') || part.action.object}" (no destructive tool names both)`, cannotAct(part.action), reader.offers(part));
+    if (!tool) return gap(`no tool here can ${part.action.act} "${part.action.head.join(' ') || part.action.object}" (no destructive tool names both)`, cannotAct(part.action, workingRequest(reader, part, pc.playbooks)), reader.offers(part));
     pool = pc.playbooks.filter((p) => p.steps.some((s) => s.tool === tool.name));
     if (pool.length === 0) return gap(`tool ${tool.name} would ${part.action.act} "${part.action.object}", but no playbook runs it`, cannotAct(part.action), reader.offers(part));
   } else {
@@ -308,7 +320,8 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
       const used = (out.fact.fact as PartPlan['calls']).map((c) => c.name);
       const filled = scored.find((m) => pc.playbooks.find((p) => p.id === m.id)!.steps.every((st) => used.includes(st.tool)));
       if (filled?.words.length) record.matched = filled.words;
-      return { calls: out.fact.fact as PartPlan['calls'], record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
+      const calls = [...out.fact.fact as PartPlan['calls'], ...selectionRead(pc, reader, part, used, retrieved, avoid)];
+      return { calls, record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
     }
     reasons.push(`playbook planner: ${out.reason}`);
   } else {
@@ -391,6 +404,21 @@ function planByRetrieval(pc: PlanningContext, reader: GoalReader, part: GoalPart
     ranked: ranked.filter((r) => !avoid.includes(r.name)),
     tools: new Map([...coverTools(pc.registry, reader)].filter(([name]) => !avoid.includes(name))),
   }).filter((c) => !done.has(callKey(c.name, withWindow(c.arguments, pc.registry.tools.get(c.name)?.input_schema, e.window))));
+}
+
+/**
+ * A selection needs facts that can hold its answer: when a part asks for a list, a count or a
+ * membership of a kind of thing ("is python3 in the process list") and no tool planned for it
+ * lists that kind, the retrieved tool that does (with the part's arguments) is read too.
+ */
+function selectionRead(pc: PlanningContext, reader: GoalReader, part: GoalPart, planned: readonly string[], ranked: readonly RankedTool[], avoid: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
+  const noun = part.ask.noun;
+  if (!noun || part.ask.kind === 'state' || part.ask.kind === 'why') return [];
+  const tools = coverTools(pc.registry, reader);
+  const lists = (name: string) => { const t = tools.get(name); return t ? holds(t, noun) : false; };
+  if (planned.some(lists)) return [];
+  const extra = planByRetrieval(pc, reader, part, ranked.filter((r) => lists(r.name)), avoid).filter((c) => lists(c.name));
+  return extra.slice(0, 1).map((c) => ({ name: c.name, arguments: c.arguments }));
 }
 
 /** A call's window arguments made the part's window (a playbook's fixed "this boot" gives way to the part's "the boot before"). */

@@ -106,7 +106,7 @@ function argsFor(t: CoverTool, e: PartEntities): Record<string, unknown> | null 
 }
 
 /** Whether a tool's facts hold a list of `noun`s ("process" → processes). */
-const holds = (t: CoverTool, noun: string) => t.lists.some((l) => l === noun || l === `${noun}s` || l === `${noun}es` || l.replace(/ies$/, 'y') === noun);
+export const holds = (t: CoverTool, noun: string) => t.lists.some((l) => l === noun || l === `${noun}s` || l === `${noun}es` || l.replace(/ies$/, 'y') === noun);
 
 /** The calls for a part no playbook serves, best first; empty when no tool covers it. */
 export function planFromTools(input: RetrievalInput): RetrievalCall[] {

@@ -57,6 +57,13 @@ export interface GoalReader {
   match(part: GoalPart, playbooks: readonly ReaderPlaybook[]): PartMatch[];
   /** the destructive tool that makes the change a part asks for, or null */
   actTool(part: GoalPart): ReaderTool | null;
+  /**
+   * A request a destructive tool here would carry out for the kind of change a part asks for, when
+   * the part's object is not one it acts on ("delete the logs in /var/log" → "prune the log
+   * archive"): its first verb and the object its "when" line names; null when no tool makes that
+   * kind of change.
+   */
+  workingRequest(part: GoalPart): { tool: string; request: string } | null;
   /** up to n things that can be checked instead, as the tools' own "when" phrases */
   offers(part: GoalPart, n?: number): string[];
   /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
@@ -201,6 +208,21 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       const a = part.action;
       if (!a || a.head.length === 0) return null;
       return tools.find((t) => t.effect === 'destructive' && actsOf(t).has(a.act) && a.head.every((h) => toolTerms.get(t.name)!.has(h))) ?? null;
+    },
+    workingRequest(part) {
+      const a = part.action;
+      const tool = a ? tools.find((t) => t.effect === 'destructive' && actsOf(t).has(a.act)) : undefined;
+      if (!tool?.when) return null;
+      // "prune, clean up or vacuum the log archive, …": the first verb, and the first object named
+      const isAct = (w: string) => lexicon.acts.has(phraseKey(w)) || ['or', 'and', 'up', 'out', 'down'].includes(w);
+      const segments = tool.when.split(',').map((x) => x.trim().split(/\s+/));
+      const verb = segments[0]![0]!;
+      for (const seg of segments) {
+        let i = 0;
+        while (i < seg.length && isAct(seg[i]!.toLowerCase())) i++;
+        if (i > 0 && i < seg.length) return { tool: tool.name, request: `${verb} ${seg.slice(i).join(' ')}` };
+      }
+      return null;
     },
     offers(part, n = 3) {
       const ranked = readOnly.length ? indexFor(readOnly, analyser).rankTerms(part.reading.terms, n).map((r) => readOnly.find((t) => t.name === r.name)!) : [];
