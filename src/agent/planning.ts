@@ -379,7 +379,9 @@ function coverTools(registry: Registry, reader: GoalReader): Map<string, CoverTo
 function conceptsOf(part: GoalPart, reader: GoalReader): Concept[] {
   const lex = reader.ctx.lexicon;
   const r = part.subjectReading;
-  const out: Concept[] = r.groups.map((g) => ({ word: g, any: [stem(g)] }));
+  // a group's concept is named by the part's own word for it ("stat", not the group's "running")
+  const own = (g: string) => r.words.find((w) => read(w, lex).groups.includes(g)) ?? g;
+  const out: Concept[] = r.groups.map((g) => ({ word: own(g), any: [stem(g)] }));
   const inPhrase = (w: string) => [...lex.means.entries()].some(([k, head]) => k.includes(' ') && r.groups.includes(head) && k.split(' ').includes(w));
   for (const w of new Set(r.words)) {
     if (r.unknown.includes(w) || !/[a-z]/.test(w) || lex.stop.has(w)) continue;
