@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   actionIn, correct, editDistance, keepIn, read, understand, unitIn, windowIn, LexiconError, parseLexicon,
 } from '../../src/agent/goal/index.js';
-import { shippedGoalContext as context, shippedLexicon as shipped } from '../helpers/goal.js';
+import { shippedGoalContext as context } from '../helpers/goal.js';
 
 const ctx = context();
 const groups = (text: string) => read(text, ctx.lexicon, ctx.vocab).groups;
