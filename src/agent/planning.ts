@@ -384,7 +384,8 @@ function conceptsOf(part: GoalPart, reader: GoalReader): Concept[] {
   const out: Concept[] = r.groups.map((g) => ({ word: own(g), any: [stem(g)] }));
   const inPhrase = (w: string) => [...lex.means.entries()].some(([k, head]) => k.includes(' ') && r.groups.includes(head) && k.split(' ').includes(w));
   for (const w of new Set(r.words)) {
-    if (r.unknown.includes(w) || !/[a-z]/.test(w) || lex.stop.has(w)) continue;
+    // a size or a count ("1gb", "3") is an entity or a filter, not a word of the subject
+    if (r.unknown.includes(w) || !/[a-z]/.test(w) || /\d/.test(w) || lex.stop.has(w)) continue;
     const own = read(w, lex);
     if (own.terms.length === 0 || own.groups.length > 0 || inPhrase(w)) continue;
     out.push({ word: w, any: own.terms });

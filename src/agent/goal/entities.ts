@@ -89,7 +89,7 @@ const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b${UNIT_WORD}\\s+(?:service|daemon|unit|server)\\b`, 'g'),
   new RegExp(`\\b(?:status|state|logs?|journal|errors?|warnings?|messages?|lines?)\\s+(?:of|for|from|by)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:status|state|logs?)\\b`, 'g'),
-  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?|print(?:ed)?|say|said|write|wrote|report(?:ed)?|complain(?:ed)?)\\b`, 'gi'),
+  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|run|ran|up|alive|active|enabled|disabled|masked|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?|print(?:ed)?|say|said|write|wrote|report(?:ed)?|complain(?:ed)?)\\b`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\\s+)*(?:keeps?\\s+|kept\\s+)?(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\\b`, 'g'),
   // "the lines ssh logged", "what nginx wrote since boot"
   new RegExp(`\\b(?:lines?|messages?|errors?|warnings?|what|everything|anything)\\s+(?:the\\s+)?${UNIT_WORD}\\s+(?:has\\s+|have\\s+)?(?:logged|wrote|written|printed|reported|said|complained)\\b`, 'gi'),
@@ -191,6 +191,8 @@ const KEEP_PATTERNS = [
   // "down to 5 files", "to just 2 archives", "only the 3 newest"
   new RegExp(`\\b(?:down\\s+to|to)\\s+(?:just\\s+|only\\s+)?(?:the\\s+)?${NUM}\\s+(?:newest\\s+|latest\\s+|most\\s+recent\\s+)?(?:files?|archives?|logs?|ones?|newest|latest|most\\s+recent)\\b`, 'i'),
   new RegExp(`\\bonly\\s+(?:the\\s+)?(?:last\\s+|latest\\s+|newest\\s+)?${NUM}\\s+(?:newest|latest|most\\s+recent|files?|archives?|logs?)\\b`, 'i'),
+  // "except 2", "all but 2", "save the last 3": a bare count after an exception
+  new RegExp(`\\b(?:except(?:\\s+for)?|all\\s+but|apart\\s+from|other\\s+than|save)\\s+(?:the\\s+)?${NUM}\\b(?!\\s*(?:%|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|am|pm|:))`, 'i'),
   // "so only 6 remain", "until 4 are left"
   new RegExp(`\\b(?:only\\s+|just\\s+)?${NUM}\\s+(?:of\\s+them\\s+)?(?:remain|are\\s+left|is\\s+left|stay|survive)\\b`, 'i'),
   // "hang on to the five most recent", "hold on to 3"

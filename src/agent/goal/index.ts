@@ -92,7 +92,7 @@ export interface Understood {
 }
 
 // what a part asks about, when it says so outright; the first pattern that matches wins
-const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true; plain?: true; quoted?: true }[] = [
+const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true; plain?: true; quoted?: true; of?: true }[] = [
   // "how much space do the journal logs take up": the size of the thing named
   { re: /\bhow\s+much\s+(?:disk\s+)?(?:space|room|storage|disk)\s+(?:does|do|did|is|are|will|would)\s+(?:the\s+|my\s+|our\s+|this\s+|these\s+|all\s+(?:the\s+|my\s+)?)?(.+?)\s+(?:take|taking|use|using|occupy|occupying|eat|eating|hog|hogging|need|fill|filling)\b/i, attribute: 'size' },
   // "how big is the apt cache", "how fast is my internet"
@@ -102,7 +102,8 @@ const FOCUS: { re: RegExp; attribute?: string; head?: true; predicate?: true; pl
   // "what temperature should my fridge be at": what should hold of the thing
   { re: /^what\s+([a-z]+)\s+should\s+(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(.+?)\s+(?:be|run|get|stay|have|use)\b/i },
   { re: /\bhow\s+(?:many|much)\s+(.+?)(?=\s+(?:is|are|was|were|do|does|did|have|has|can|could|will|would|on|in|at|of|for|from|left|free|used|running|there)\b|[?,.!]|$)/i },
-  { re: /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\b/i },
+  // "what's the voltage of my car battery": what is asked of the thing after "of"
+  { re: /\bwhat(?:'s|s|\s+is|\s+are|\s+was)\s+(?:the\s+|my\s+|this\s+)?(.+?)\s+(?:of|for|on)\s+(?:the\s+|my\s+|our\s+|this\s+|that\s+)?(.+?)(?=[?,.!]|$)/i, of: true },
   // "is my nas healthy", "are the ssl certs ok", "what's the wifi password": the head of what follows "the" or "my"
   { re: /^(?:is|are|was|were|has|have|does|do|did|what(?:'s|s|\s+is|\s+are|\s+was))\s+(?:the|my|our|your)\s+(.+)$/i, head: true },
   // "pip says "error: …"": the program that said it is the thing (its message is evidence)
@@ -146,7 +147,9 @@ function focusOf(text: string, ctx: GoalContext): GoalPart['focus'] {
       const quoted = f.quoted ? quotesIn(text).map((q) => text.slice(q.start, q.end)).join(' ') : '';
       return { text: focus, unknown: read(focus, ctx.lexicon, ctx.vocab).unknown, subject: true, ...(said.length > 1 ? { groups: said } : {}), ...(quoted ? { asked: quoted } : {}) };
     }
-    return { text: focus, unknown: read(focus, ctx.lexicon, ctx.vocab).unknown, ...(attribute ? { attribute } : {}), ...(f.plain ? { asked: m[1]!.toLowerCase() } : {}) };
+    // what is asked of the thing is read too ("the network speed of …": nothing here knows speed)
+    const asked = f.of && attribute ? `${attribute} ` : '';
+    return { text: focus, unknown: read(`${asked}${focus}`, ctx.lexicon, ctx.vocab).unknown, ...(attribute ? { attribute } : {}), ...(f.plain ? { asked: m[1]!.toLowerCase() } : {}) };
   }
   return null;
 }
@@ -177,7 +180,7 @@ function generalIn(text: string, ctx: GoalContext): string | null {
   // "a pi 5", "for a raspberry pi": the machine as a kind, not this one
   const self = ctx.lexicon.self;
   if (!self) return null;
-  for (const m of text.matchAll(/\b(for|buy|get|with|on|does|do)?\s*\b(?:a|an)\s+(?:new\s+|good\s+|spare\s+|second\s+|typical\s+)?(?:raspberry\s+)?([a-z]+)\b(\s+(?:\d|zero|model|pico|compute)\w*)?/gi)) {
+  for (const m of text.matchAll(/\b(for|buy|get|with|on|does|do|should|would|could|can|will|must)?\s*\b(?:a|an)\s+(?:new\s+|good\s+|spare\s+|second\s+|typical\s+)?(?:raspberry\s+)?([a-z]+)\b(\s+(?:\d|zero|model|pico|compute)\w*)?/gi)) {
     if (self.words.has(m[2]!.toLowerCase()) && (m[1] || m[3])) return m[0].trim();
   }
   return null;
@@ -222,10 +225,14 @@ const QUESTION_WORD = /^(?:which|what(?:'s|s)?|who|whose|where|when|why|how\s+(?
  * which filesystem is it?", "my disk is full, what's using it?") — its object, or a pronoun
  * pointing back. "…, how many errors did it log today" touches the log: a question of its own.
  */
-function continues(part: string, text: string, ctx: GoalContext): boolean {
+function continues(part: string, fragment: string, ctx: GoalContext): boolean {
+  // "…, and if so which services": the condition points back at the part
+  const text = fragment.replace(/^(?:and\s+|but\s+)?if\s+(?:so|not|yes|any|there\s+(?:are|is)\s+any)\s*,?\s*/i, '');
+  const conditional = text !== fragment;
   if (!QUESTION_WORD.test(text.trim()) || actionIn(text, ctx.lexicon) || unitIn(text, ctx.topics) || pathIn(text, ctx.topics)) return false;
   const mine = read(text, ctx.lexicon, ctx.vocab);
   const before = read(part, ctx.lexicon, ctx.vocab);
+  if (conditional) return true;
   if (!mine.groups.every((g) => before.groups.includes(g))) return false;
   return mine.groups.length > 0 || POINTS_BACK.test(text);
 }

@@ -162,12 +162,16 @@ export function expand(word: string, vocab: Vocabulary, lexicon?: Lexicon): stri
 
 /** Whether the vocabulary knows a word, or the word a comparative or superlative is made from ("fullest", "hotter", "busiest"). */
 function knownForm(w: string, vocab: Vocabulary): boolean {
-  if (vocab.words.has(w) || vocab.stems.has(stem(w))) return true;
+  return vocab.words.has(w) || vocab.stems.has(stem(w)) || comparativeOf(w, vocab) !== null;
+}
+
+/** The known word a comparative or superlative is made from ("bigger" → "big", "busiest" → "busy"), or null. */
+function comparativeOf(w: string, vocab: Vocabulary): string | null {
   const m = /^(.{3,}?)(?:i?est|i?er)$/.exec(w);
-  if (!m) return false;
+  if (!m) return null;
   const base = w.endsWith('iest') || w.endsWith('ier') ? `${m[1]}y` : m[1]!;
   // "hottest" → "hot": a doubled last letter is the comparative's
-  return [base, base.replace(/(.)\1$/, '$1')].some((b) => vocab.words.has(b) || vocab.stems.has(stem(b)));
+  return [base, base.replace(/(.)\1$/, '$1')].find((b) => vocab.words.has(b) || vocab.stems.has(stem(b))) ?? null;
 }
 
 export interface Reading {
@@ -213,6 +217,15 @@ export function read(text: string, lexicon: Lexicon, vocab?: Vocabulary): Readin
         if (!out.groups.includes(head)) out.groups.push(head);
         took = n;
       }
+    }
+    // "bigger", "hottest": what the word they are made from means
+    const base = took === 0 && vocab && !lexicon.means.has(phraseKey(ws[i]!)) ? comparativeOf(ws[i]!, vocab) : null;
+    const head = base ? lexicon.means.get(phraseKey(base)) : undefined;
+    if (took === 0 && head !== undefined) {
+      out.words.push(ws[i]!);
+      out.terms.push(stem(ws[i]!), stem(head));
+      if (!out.groups.includes(head)) out.groups.push(head);
+      took = 1;
     }
     if (took === 0) {
       const w = ws[i]!;

@@ -194,7 +194,7 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       if (object.length === 0) return null;
       // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
       // a folder takes is disk space only
-      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
+      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon, ctx.vocab).terms;
       if (speaks(toolTerms, object, attr)) return null;
       return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
     },
