@@ -48,14 +48,16 @@ const NOUN_WORDS: Record<AskNoun, readonly string[]> = {
 
 const plural = (w: string) => (w.endsWith('y') ? `${w.slice(0, -1)}(?:y|ies)` : w.endsWith('s') ? `${w}(?:es)?` : `${w}(?:e?s)?`);
 
+// one pattern per noun word, built once
+const NOUN_PATTERNS: { noun: AskNoun; re: RegExp }[] = ASK_NOUNS.flatMap((noun) => NOUN_WORDS[noun].map((w) => ({ noun, re: new RegExp(`\\b${w.split(' ').map(plural).join('\\s+')}\\b`, 'i') })));
+const LIST_AFTER_WHICH = Object.fromEntries(ASK_NOUNS.map((noun) => [noun, new RegExp(`^(?:which|what)\\s+(?:of\\s+the\\s+)?(?:[a-z0-9-]+\\s+){0,2}?(?:${NOUN_WORDS[noun].map(plural).join('|')})`, 'i')])) as Record<AskNoun, RegExp>;
+
 /** The noun the words name (the first one in the text, by position), or undefined. */
 export function nounIn(text: string): AskNoun | undefined {
   let best: { at: number; noun: AskNoun } | undefined;
-  for (const noun of ASK_NOUNS) {
-    for (const w of NOUN_WORDS[noun]) {
-      const m = new RegExp(`\\b${w.split(' ').map(plural).join('\\s+')}\\b`, 'i').exec(text);
-      if (m && (!best || m.index < best.at)) best = { at: m.index, noun };
-    }
+  for (const { noun, re } of NOUN_PATTERNS) {
+    const m = re.exec(text);
+    if (m && (!best || m.index < best.at)) best = { at: m.index, noun };
   }
   // "the top memory users", "cpu hogs": the processes
   if (/\b(?:memory|ram|cpu|top)\s+(?:users|hogs|consumers|eaters)\b/i.test(text)) return 'process';
@@ -95,7 +97,7 @@ export function askIn(text: string, named: { unit: string | null; path: string |
     return withNoun(noun ? 'list' : 'state');
   }
   if (/\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b/i.test(t)) return withNoun('count');
-  if (/^(?:which|what)\s+(?:of\s+the\s+)?(?:[a-z0-9-]+\s+){0,2}?[a-z]+s?\b/i.test(t) && noun && new RegExp(`^(?:which|what)\\s+(?:of\\s+the\\s+)?(?:[a-z0-9-]+\\s+){0,2}?${NOUN_WORDS[noun].map(plural).join('|')}`, 'i').test(t)) return withNoun('list');
+  if (noun && LIST_AFTER_WHICH[noun].test(t)) return withNoun('list');
   if (/^(?:list|enumerate)\b|^(?:what|which)\s+are\s+(?:all\s+)?the\b/i.test(t) && noun) return withNoun('list');
   if (/^why\b|\bhow\s+come\b|\bwhat\s+(?:caused|causes|made)\b|,\s*why$/i.test(t)) return { kind: 'why' };
   return { kind: 'state' };
