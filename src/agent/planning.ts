@@ -86,6 +86,8 @@ export type PlanResult =
   | { ok: false; reason: string; plain?: string };
 
 export const PLAN_STEP = '@plan';
+/** The planner a retrieval plan names (agent code, not a provider: it makes no call of its own) */
+export const RETRIEVAL_PLANNER = 'retrieval-planner';
 export const REPLAN_STEP = '@replan';
 export const ANSWER_STEP = 'answer';
 
@@ -235,7 +237,7 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}),
     parts: planned.map((p) => p.record),
   };
-  return toPlan(pc, first.provider ?? (meta.source === 'retrieval' ? 'retrieval' : null), calls, meta);
+  return toPlan(pc, first.provider ?? (meta.source === 'retrieval' ? RETRIEVAL_PLANNER : null), calls, meta);
 }
 
 /** Plan one part of the goal (the whole goal when it has one part). */
@@ -337,7 +339,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (calls.length > 0) {
     delete record.matched;
     const covers = [...new Set(calls.flatMap((c) => c.covers))];
-    return { calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), record: { ...record, ...(covers.length ? { matched: covers } : {}) }, source: 'retrieval', provider: 'retrieval', reason: reasons.join('; ') };
+    return { calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), record: { ...record, ...(covers.length ? { matched: covers } : {}) }, source: 'retrieval', provider: RETRIEVAL_PLANNER, reason: reasons.join('; ') };
   }
   if (retrieved.length > 0 && only) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
   const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and ${pc.replan ? 'no tool that covers what it asks about is left to run' : "no shipped tool's words or schemas cover what it asks about"}`;

@@ -15,7 +15,7 @@ const gapOf = (events: LedgerEvent[]) => events.find((e): e is Extract<LedgerEve
 describe('a part no playbook serves', () => {
   it('a question no playbook serves is planned from the tools that cover its subject, with the arguments it names', async () => {
     const stat = (await plan('stat /etc/passwd')).created!;
-    expect(stat).toMatchObject({ source: 'retrieval', provider: 'retrieval' });
+    expect(stat).toMatchObject({ source: 'retrieval', provider: 'retrieval-planner' });
     expect(stat.steps[0]).toMatchObject({ tool: 'file_stat', args: { path: '/etc/passwd' } });
     expect(stat.parts![0]).toMatchObject({ source: 'retrieval', matched: ['stat'] });
     // a command line's own flags are its arguments
