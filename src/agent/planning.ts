@@ -40,7 +40,6 @@ import type { ToolManifest } from '../registry/manifest.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
 import { runStep, type StepContext } from '../runtime/step.js';
-import { checkStepsAgainstRegistry } from '../runtime/job-check.js';
 import { select } from '../runtime/policy.js';
 import { estimator, fitPrompt, modelCounter, rankTools, type RankedTool, type TokenCounter } from './index.js';
 import { AGENT_DEFAULTS } from './settings.js';
@@ -51,11 +50,12 @@ import { goalReader, type GoalReader } from './goal/reader.js';
 import { EMPTY_LEXICON, type Lexicon } from './goal/lexicon.js';
 import { loadLexicon } from './goal/load.js';
 import type { GoalPart } from './goal/index.js';
-import { read } from './goal/normalise.js';
-import { holds, planFromTools, type Concept, type CoverTool } from './retrieval-planner.js';
-import { stem } from '../memory/terms.js';
+import { retrievalCalls, selectionCalls, withWindow, type RetrievalScope } from './retrieval-plan.js';
+import { cannotAct, cannotAnswerGeneral, cannotCheck, cannotCheckText, workingRequest } from './declines.js';
+import { callKey, checkCalls, toPlan, type PartCall } from './plan-calls.js';
 import { folderSource } from '../registry/load.js';
-import { BREAKERS } from '../runtime/settings.js';
+
+export { ANSWER_STEP, callKey, checkCalls } from './plan-calls.js';
 
 export type PlanCreated = Omit<EventOf<'plan_created'>, 'seq' | 't' | 'session_id' | 'type'>;
 
@@ -89,7 +89,6 @@ export const PLAN_STEP = '@plan';
 /** The planner a retrieval plan names (agent code, not a provider: it makes no call of its own) */
 export const RETRIEVAL_PLANNER = 'retrieval-planner';
 export const REPLAN_STEP = '@replan';
-export const ANSWER_STEP = 'answer';
 
 /** The tools a plan may use: those that say what their output reduces to, and are not destructive. */
 export function plannableTools(registry: Registry): ToolManifest[] {
@@ -112,9 +111,6 @@ export function retrievedParts(goal: string, registry: Registry, playbooks: read
   const tools = plannableTools(registry);
   return reader.understand(goal).parts.map((p) => ({ text: p.text, retrieved: p.action ? [] : reader.rank(p, tools, k) }));
 }
-
-/** One call a planner proposed, and the part of the goal it serves. */
-interface PartCall { name: string; arguments: Record<string, unknown>; part: number }
 
 /** What planning one part of the goal gave. */
 interface PartPlan {
@@ -142,39 +138,6 @@ export function readerFor(registry: Registry, playbooks: readonly Playbook[], le
 function lexiconOf(root: string): Lexicon {
   const loaded = loadLexicon(folderSource(root));
   return loaded.issues.length ? EMPTY_LEXICON : loaded.lexicon;
-}
-
-/**
- * The plain sentence for a request to act that no tool here can carry out; when a tool makes that
- * kind of change to something else, the request that would work (`works`).
- */
-function cannotAct(a: NonNullable<GoalPart['action']>, works?: string | null): string {
-  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.${works ? ` A change I can make, once you approve it: "${works}".` : ''}`;
-}
-
-/** The request a destructive tool's playbook would serve, with its count to keep ("prune the log archive, keep the 3 newest"). */
-function workingRequest(reader: GoalReader, part: GoalPart, playbooks: readonly Playbook[]): string | null {
-  const w = reader.workingRequest(part);
-  const pb = w && playbooks.find((p) => p.steps.some((st) => st.tool === w.tool));
-  if (!w || !pb) return null;
-  const keep = Object.values(pb.slots).find((sl) => sl.extractor === 'keep');
-  return keep ? `${w.request}, keep the ${keep.default ?? 3} newest` : w.request;
-}
-
-/** The plain sentence for a question nothing here answers. */
-function cannotCheck(part: GoalPart): string {
-  const unknown = (part.focus?.unknown.length ? part.focus.unknown : part.reading.unknown).slice(0, 3);
-  return `I could not check "${part.text}": nothing on this machine looks at ${unknown.length ? unknown.join(', ').replace(/, ([^,]*)$/, ' or $1') : 'that'}.`;
-}
-
-/** The plain sentence for a question about the world in general. */
-function cannotAnswerGeneral(part: GoalPart): string {
-  return `I could not check "${part.text}": it asks about ${part.general!.startsWith('a') || part.general!.includes(' a ') ? 'a kind of machine' : 'something'} in general, and I only look at this machine.`;
-}
-
-/** The plain sentence for a question no planner here could plan. */
-function cannotCheckText(text: string): string {
-  return `I could not check "${text}": no planner here could turn it into checks.`;
 }
 
 /**
@@ -210,7 +173,7 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     // the model planner failed or proposed nothing: the retrieval planner takes its parts (a replan
     // whose model failed keeps the plan it has: the loop goes on with it)
     for (const w of byModel.length > 0 || pc.onlyProvider || pc.replan ? [] : want) {
-      const r = planByRetrieval(pc, reader, understood.parts[w.index]!, w.plan.record.retrieved, avoid);
+      const r = retrievalCalls(scopeOf(pc, reader, avoid), understood.parts[w.index]!, w.plan.record.retrieved);
       if (r.length === 0) continue;
       delete w.plan.record.unchecked;
       w.plan.source = 'retrieval';
@@ -322,7 +285,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
       const used = (out.fact.fact as PartPlan['calls']).map((c) => c.name);
       const filled = scored.find((m) => pc.playbooks.find((p) => p.id === m.id)!.steps.every((st) => used.includes(st.tool)));
       if (filled?.words.length) record.matched = filled.words;
-      const calls = [...out.fact.fact as PartPlan['calls'], ...selectionRead(pc, reader, part, used, retrieved, avoid)];
+      const calls = [...out.fact.fact as PartPlan['calls'], ...selectionCalls(scopeOf(pc, reader, avoid), part, used, retrieved)];
       return { calls, record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
     }
     reasons.push(`playbook planner: ${out.reason}`);
@@ -335,7 +298,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   // 2. a model planner, where one is provisioned, asked once for every part no playbook served (planSession)
   if (retrieved.length > 0 && hasModelPlanner(pc)) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
   // 3. the retrieval planner: the tools that cover the part's subject, with its entities as arguments
-  const calls = only ? [] : planByRetrieval(pc, reader, part, retrieved, avoid);
+  const calls = only ? [] : retrievalCalls(scopeOf(pc, reader, avoid), part, retrieved);
   if (calls.length > 0) {
     delete record.matched;
     const covers = [...new Set(calls.flatMap((c) => c.covers))];
@@ -346,96 +309,16 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   return gap(error, cannotCheck(part), reader.offers(part));
 }
 
+/** What the retrieval planner is handed for this session (a replan's tools to avoid, and the calls already made). */
+function scopeOf(pc: PlanningContext, reader: GoalReader, avoid: readonly string[]): RetrievalScope {
+  const done = new Set((pc.replan?.done ?? []).map((d) => callKey(d.tool, d.args)));
+  return { registry: pc.registry, reader, plannable: plannableTools(pc.registry), avoid, done: (tool, args) => done.has(callKey(tool, args)) };
+}
+
 /** Whether a model planner could plan here (a non-code plan@1 provider, or the one `pico plan --provider` names). */
 function hasModelPlanner(pc: PlanningContext): boolean {
   if (pc.onlyProvider) return pc.onlyProvider.kind !== 'code';
   return [...pc.registry.providers.values()].some((p) => p.kind !== 'code' && p.implements.includes('plan@1'));
-}
-
-const coverCache = new WeakMap<Registry, Map<string, CoverTool>>();
-
-/** The read-only tools as the retrieval planner reads them: their words (through the lexicon), arguments and fact lists. */
-function coverTools(registry: Registry, reader: GoalReader): Map<string, CoverTool> {
-  const key = reader.key;
-  let byReader = coverCache.get(registry);
-  if (byReader && (byReader as Map<string, CoverTool> & { key?: string }).key === key) return byReader;
-  byReader = new Map();
-  for (const t of plannableTools(registry)) {
-    const props = (t.input_schema.properties ?? {}) as Record<string, { description?: string }>;
-    const fact = t.fact_schema && registry.schemas.has(t.fact_schema) ? registry.schema(t.fact_schema).json : {};
-    const factProps = (fact.properties ?? {}) as Record<string, { type?: unknown }>;
-    const text = [t.name, t.description, t.when ?? '', ...Object.keys(props), ...Object.values(props).map((p) => p.description ?? ''), ...Object.keys(factProps)].join(' ; ').replace(/_/g, ' ');
-    const words = new Set([...reader.analyse(text), ...read(text, reader.ctx.lexicon).words.map(stem)]);
-    const lists = Object.entries(factProps).filter(([, v]) => v.type === 'array' || (Array.isArray(v.type) && v.type.includes('array'))).map(([k]) => k);
-    byReader.set(t.name, { name: t.name, words, input_schema: t.input_schema, lists });
-  }
-  (byReader as Map<string, CoverTool> & { key?: string }).key = key;
-  coverCache.set(registry, byReader);
-  return byReader;
-}
-
-/**
- * The concepts of a part's subject (retrieval-planner.ts): each lexicon group it touches (met by
- * the group's word), and each other word the tools or the lexicon know (met by its stem).
- */
-function conceptsOf(part: GoalPart, reader: GoalReader): Concept[] {
-  const lex = reader.ctx.lexicon;
-  const r = part.subjectReading;
-  // a group's concept is named by the part's own word for it ("stat", not the group's "running")
-  const own = (g: string) => r.words.find((w) => read(w, lex).groups.includes(g)) ?? g;
-  const out: Concept[] = r.groups.map((g) => ({ word: own(g), any: [stem(g)] }));
-  const inPhrase = (w: string) => [...lex.means.entries()].some(([k, head]) => k.includes(' ') && r.groups.includes(head) && k.split(' ').includes(w));
-  for (const w of new Set(r.words)) {
-    // a size or a count ("1gb", "3") is an entity or a filter, not a word of the subject
-    if (r.unknown.includes(w) || !/[a-z]/.test(w) || /\d/.test(w) || lex.stop.has(w)) continue;
-    const own = read(w, lex);
-    if (own.terms.length === 0 || own.groups.length > 0 || inPhrase(w)) continue;
-    out.push({ word: w, any: own.terms });
-  }
-  return out;
-}
-
-/** The retrieval planner's calls for a part (empty when no tool covers it). */
-function planByRetrieval(pc: PlanningContext, reader: GoalReader, part: GoalPart, ranked: readonly RankedTool[], avoid: readonly string[]) {
-  // a tool covers a subject only when every word of it is known: "what gpio pins are in use" is not about memory in use
-  if (part.action || part.subjectReading.unknown.length > 0) return [];
-  const e = part.entities;
-  // a replan proposes only what has not run yet
-  const done = new Set((pc.replan?.done ?? []).map((d) => callKey(d.tool, d.args)));
-  return planFromTools({
-    concepts: conceptsOf(part, reader),
-    entities: { unit: e.unit, path: e.path, since: e.window?.since ?? null, until: e.window?.until ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort },
-    ...(part.ask.noun ? { noun: part.ask.noun } : {}),
-    ranked: ranked.filter((r) => !avoid.includes(r.name)),
-    tools: new Map([...coverTools(pc.registry, reader)].filter(([name]) => !avoid.includes(name))),
-  }).filter((c) => !done.has(callKey(c.name, withWindow(c.arguments, pc.registry.tools.get(c.name)?.input_schema, e.window))));
-}
-
-/**
- * A selection needs facts that can hold its answer: when a part asks for a list, a count or a
- * membership of a kind of thing ("is python3 in the process list") and no tool planned for it
- * lists that kind, the retrieved tool that does (with the part's arguments) is read too.
- */
-function selectionRead(pc: PlanningContext, reader: GoalReader, part: GoalPart, planned: readonly string[], ranked: readonly RankedTool[], avoid: readonly string[]): { name: string; arguments: Record<string, unknown> }[] {
-  const noun = part.ask.noun;
-  if (!noun || part.ask.kind === 'state' || part.ask.kind === 'why') return [];
-  const tools = coverTools(pc.registry, reader);
-  const lists = (name: string) => { const t = tools.get(name); return t ? holds(t, noun) : false; };
-  if (planned.some(lists)) return [];
-  const extra = planByRetrieval(pc, reader, part, ranked.filter((r) => lists(r.name)), avoid).filter((c) => lists(c.name));
-  return extra.slice(0, 1).map((c) => ({ name: c.name, arguments: c.arguments }));
-}
-
-/** A call's window arguments made the part's window (a playbook's fixed "this boot" gives way to the part's "the boot before"). */
-function withWindow(args: Record<string, unknown>, schema: Record<string, unknown> | undefined, w: GoalPart['entities']['window']): Record<string, unknown> {
-  const props = (schema?.properties ?? {}) as Record<string, unknown>;
-  if (!w || !('since' in props || 'boot' in props)) return args;
-  const out = { ...args };
-  delete out.since; delete out.until; delete out.boot;
-  if (w.boot !== null && 'boot' in props) out.boot = w.boot;
-  if (w.since !== null && 'since' in props) out.since = w.since;
-  if (w.until && 'until' in props) out.until = w.until;
-  return out;
 }
 
 /**
@@ -515,65 +398,6 @@ async function runPlanner(pc: PlanningContext, step: string, text: string, label
   if (out.ok) pc.held.set(step, out.fact);
   else pc.missing.set(step, out.reason);
   return out.ok ? { ok: true, fact: out.fact } : { ok: false, reason: out.reason };
-}
-
-/** The deterministic check of a proposed plan: every call runnable here (a repeated call is dropped later, not refused). */
-export function checkCalls(value: unknown, registry: Registry): string | null {
-  if (!Array.isArray(value)) return 'a plan is a JSON list of tool calls';
-  for (const [i, c] of value.entries()) {
-    const name = (c as { name?: unknown }).name;
-    const tool = typeof name === 'string' ? registry.tools.get(name) : undefined;
-    if (!tool) return `call ${i + 1}: unknown tool ${JSON.stringify(name)}`;
-    if (!tool.fact_schema) return `call ${i + 1}: tool ${tool.name} names no fact_schema, so its output cannot be reduced`;
-    // the step this call becomes must name what the registry knows, as an operator's step must
-    const [problem] = checkStepsAgainstRegistry([{ step: `call ${i + 1}`, tool: tool.name, capability: tool.reducer, schema: tool.fact_schema }], registry);
-    if (problem) return problem.problem;
-    if (!registry.capability(tool.reducer).schemas.includes(tool.fact_schema)) return `call ${i + 1}: ${tool.reducer} does not produce ${tool.fact_schema}`;
-  }
-  return null;
-}
-
-/** A call's identity for loop detection: the tool and its canonical arguments. */
-export function callKey(tool: string, args: Record<string, unknown>): string {
-  return `${tool}(${JSON.stringify(Object.keys(args).sort().map((k) => [k, args[k]]))})`;
-}
-
-/**
- * The plan the calls make: one step per call (its tool's reducer and fact schema), then the
- * answer. A call proposed twice (by one planner, a small model's loop, or by two parts) runs once
- * and serves every part that asked for it. Within max_steps, each part's first call is kept before
- * any part's second.
- */
-function toPlan(pc: PlanningContext, provider: string | null, proposed: PartCall[], meta: Omit<PlanCreated, 'steps' | 'provider'>): PlanResult {
-  const byKey = new Map<string, PartCall & { parts: number[] }>();
-  let repeats = 0;
-  for (const c of proposed) {
-    const k = callKey(c.name, c.arguments);
-    const seen = byKey.get(k);
-    if (!seen) byKey.set(k, { ...c, parts: [c.part] });
-    else if (seen.parts.includes(c.part)) repeats++;
-    else seen.parts.push(c.part);
-  }
-  let calls = [...byKey.values()];
-  const room = BREAKERS.max_steps - 1;
-  if (calls.length > room) {
-    const rank = (c: (typeof calls)[number]) => calls.filter((o) => o.part === c.part).indexOf(c);
-    const keep = new Set([...calls].sort((a, b) => rank(a) - rank(b) || calls.indexOf(a) - calls.indexOf(b)).slice(0, room));
-    calls = calls.filter((c) => keep.has(c));
-  }
-  const taken = new Set<string>([...pc.held.keys(), ...pc.missing.keys(), ANSWER_STEP]);
-  const steps: JobStep[] = [];
-  const parts = meta.parts?.map((p) => ({ ...p, steps: [] as string[] }));
-  for (const c of calls) {
-    const tool = pc.registry.tool(c.name);
-    let name = c.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 36);
-    for (let n = 2; taken.has(name); n++) name = `${c.name.slice(0, 33)}_${n}`;
-    taken.add(name);
-    steps.push({ step: name, tool: tool.name, args: c.arguments, capability: tool.reducer, schema: tool.fact_schema! });
-    for (const p of c.parts) parts?.[p]?.steps.push(name);
-  }
-  const created: PlanCreated = { ...meta, ...(parts ? { parts } : {}), provider, steps: [], ...(repeats > 0 ? { repeats_dropped: repeats } : {}) };
-  return { ok: true, created, steps };
 }
 
 /** Text-free steering for a replan: which step failed and how, which tools to avoid. */
