@@ -6,13 +6,19 @@
  * identity (tool and canonical arguments), which loop detection and a
  * replan's "already done" read too.
  */
+import type { EventOf } from '../ledger/events.js';
 import type { Registry } from '../registry/registry.js';
 import type { JobStep } from '../runtime/job.js';
 import { checkStepsAgainstRegistry } from '../runtime/job-check.js';
 import { BREAKERS } from '../runtime/settings.js';
-import type { PlanCreated, PlanningContext } from './planning.js';
 
 export const ANSWER_STEP = 'answer';
+
+/** The plan event as the planner makes it (the ledger adds seq, time and session). */
+export type PlanCreated = Omit<EventOf<'plan_created'>, 'seq' | 't' | 'session_id' | 'type'>;
+
+/** What naming the steps needs: the registry, and the step names the session already holds. */
+export interface PlanScope { registry: Registry; held: ReadonlyMap<string, unknown>; missing: ReadonlyMap<string, unknown> }
 
 /** One call a planner proposed, and the part of the goal it serves. */
 export interface PartCall { name: string; arguments: Record<string, unknown>; part: number }
@@ -44,7 +50,7 @@ export function callKey(tool: string, args: Record<string, unknown>): string {
  * and serves every part that asked for it. Within max_steps, each part's first call is kept before
  * any part's second.
  */
-export function toPlan(pc: Pick<PlanningContext, 'registry' | 'held' | 'missing'>, provider: string | null, proposed: readonly PartCall[], meta: Omit<PlanCreated, 'steps' | 'provider'>): { ok: true; created: PlanCreated; steps: JobStep[] } {
+export function toPlan(pc: PlanScope, provider: string | null, proposed: readonly PartCall[], meta: Omit<PlanCreated, 'steps' | 'provider'>): { ok: true; created: PlanCreated; steps: JobStep[] } {
   const byKey = new Map<string, PartCall & { parts: number[] }>();
   let repeats = 0;
   for (const c of proposed) {

@@ -34,7 +34,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventOf } from '../ledger/events.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import type { HeldFact } from '../runtime/fold.js';
@@ -52,12 +51,10 @@ import { loadLexicon } from './goal/load.js';
 import type { GoalPart } from './goal/index.js';
 import { retrievalCalls, selectionCalls, withWindow, type RetrievalScope } from './retrieval-plan.js';
 import { cannotAct, cannotAnswerGeneral, cannotCheck, cannotCheckText, workingRequest } from './declines.js';
-import { callKey, checkCalls, toPlan, type PartCall } from './plan-calls.js';
+import { callKey, checkCalls, toPlan, type PartCall, type PlanCreated } from './plan-calls.js';
 import { folderSource } from '../registry/load.js';
 
-export { ANSWER_STEP, callKey, checkCalls } from './plan-calls.js';
-
-export type PlanCreated = Omit<EventOf<'plan_created'>, 'seq' | 't' | 'session_id' | 'type'>;
+export { ANSWER_STEP, callKey, checkCalls, type PlanCreated } from './plan-calls.js';
 
 export interface PlanningContext {
   registry: Registry;
