@@ -23,6 +23,9 @@ export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u206
 /** One character of either kind (global: for replace). */
 export const UNSAFE_CHAR = new RegExp(`[${LINE_CONTROLS}${BIDI_CONTROLS}]`, 'g');
 
+/** One character of either kind that JSON.stringify leaves raw (it escapes C0 itself; a raw C0 in its output is layout). */
+export const UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
+
 /** True when `text` holds a character of either kind. */
 export function hasUnsafeChar(text: string): boolean {
   return new RegExp(`[${LINE_CONTROLS}${BIDI_CONTROLS}]`).test(text);

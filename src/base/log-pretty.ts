@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 
 type Prettify = (record: Record<string, unknown>) => string;
 
-import { UNSAFE_CHAR } from './controls.js';
+import { UNSAFE_CHAR, UNSAFE_IN_JSON } from './controls.js';
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -29,6 +29,15 @@ export function visible(text: string): string {
 /** Multi-line text (an answer) for a terminal: like `visible`, but its own line breaks stay line breaks. */
 export function visibleText(text: string): string {
   return text.split('\n').map(visible).join('\n');
+}
+
+/**
+ * JSON text of `value` in which no character a screen acts on stands raw: JSON.stringify escapes
+ * C0 controls itself; C1 controls, U+2028/U+2029 and bidirectional controls become `\uXXXX`
+ * escapes too, which a JSON reader reads back as the same string (they occur only inside strings).
+ */
+export function visibleJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A copy of a parsed record with every string (keys too) made visible. */
