@@ -47,7 +47,7 @@ export type UnsafeReason = 'symlink' | 'not_regular' | 'not_folder' | 'owner' | 
 /** A planted file or folder the daemon will not read; the message names the file, never its content. */
 export class UnsafeFileError extends Error {
   override name = 'UnsafeFileError';
-  constructor(readonly file: string, readonly reason: UnsafeReason, detail: string, readonly fix: string, readonly owner: number | null = null) {
+  constructor(readonly file: string, readonly reason: UnsafeReason, readonly detail: string, readonly fix: string, readonly owner: number | null = null) {
     super(`${file}: ${detail}; ${fix}`);
   }
 }
