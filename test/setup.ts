@@ -1,5 +1,6 @@
 // Runs in every test file (vitest.config.ts setupFiles): temp folders made through
-// test/helpers/temp.ts are removed when the file's tests are done.
+// test/helpers/temp.ts are removed when the file's tests are done, and the fork's priority is the
+// run's own again (vitest.config.ts raised the runner's).
 //
 // It also watches this worker's event loop. vitest's worker must keep answering its runner: a
 // test that blocks the loop (spawnSync, execFileSync, a long synchronous computation) while a
@@ -11,10 +12,15 @@
 // block over a second to FILE, one JSON line each, to find them across a run. Nothing fails here:
 // how long a block takes is the machine's business, not a claim.
 import { appendFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { removeTempDirs } from './helpers/temp.js';
 
 afterAll(removeTempDirs);
+
+// the runner raised its own priority above this fork's (vitest.config.ts): the fork, and every
+// process a test starts, goes back to the priority the run was started with
+if (process.env.PICO_TEST_NICE !== undefined) setPriority(Number(process.env.PICO_TEST_NICE));
 
 const TICK_MS = 200;
 const BLOCK_WARN_MS = 20_000;
