@@ -14,6 +14,7 @@
  * the hub's store keeps it in its file, a watch in `InOrder`.
  */
 import { decodeUtf8Strict } from '../base/utf8.js';
+import { isSessionId } from '../ledger/session-id.js';
 
 /** A checked line: its text (appended as it came) and the fields readers act on. */
 export interface ShippedLine {
@@ -28,6 +29,7 @@ const MAX_LINE_BYTES = 1024 * 1024;
 
 /** The line a message holds, or what is wrong with it (in words; never a quote of the message). */
 export function checkShippedLine(data: Uint8Array, session: string): ShippedLine | { problem: string } {
+  if (!isSessionId(session)) return { problem: 'its subject names no session id' };
   if (data.length === 0) return { problem: 'it is empty' };
   if (data.length > MAX_LINE_BYTES) return { problem: `it is ${data.length} bytes, over the ${MAX_LINE_BYTES}-byte limit of a line` };
   const d = decodeUtf8Strict(data);
