@@ -90,20 +90,26 @@ function usersOfGroup(gid: number): number[] {
 }
 
 const mtimeOf = (f: string): number => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-/** the last rules made, kept while the root folder and the user databases are unchanged (a listing asks per file) */
-let lastRules: { key: string; rules: RootRules } | null = null;
+/**
+ * the rules made lately, each kept while its folder and the user databases are unchanged (a listing
+ * asks per file; a process may read under two, a root and its sessions folder, turn about)
+ */
+const recentRules = new Map<string, RootRules>();
+const RECENT_RULES = 8;
 
 /** The rules `root` sets for what may be read under it. */
 export function rootRules(root: string): RootRules {
   const abs = resolve(root);
   const st = statSync(abs); // the root itself is the operator's choice and may be reached through a link
   const key = `${abs}\0${st.dev}:${st.ino}:${st.uid}:${st.gid}:${st.mode}:${mtimeOf('/etc/passwd')}:${mtimeOf('/etc/group')}`;
-  if (lastRules?.key === key) return lastRules.rules;
+  const known = recentRules.get(key);
+  if (known) return known;
   const admitted = new Set<number>([st.uid, 0, ...usersOfGroup(st.gid)]);
   const me = process.geteuid?.();
   if (me !== undefined) admitted.add(me);
   const rules = { root: abs, dev: st.dev, mode: st.mode, admitted };
-  lastRules = { key, rules };
+  if (recentRules.size >= RECENT_RULES) recentRules.delete(recentRules.keys().next().value!);
+  recentRules.set(key, rules);
   return rules;
 }
 

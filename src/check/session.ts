@@ -55,7 +55,7 @@ export interface CheckOptions {
    * composition document and blobs (memory reads ledgers other implementations wrote)
    */
   files?: boolean;
-  /** the rules of the root the session lies in (default: those of the folder above sessions/) */
+  /** the rules the session's files are read under (default: those of the sessions folder it lies in) */
   rules?: RootRules;
 }
 
@@ -85,7 +85,8 @@ export function checkSession(dir: string, session: string, o: CheckOptions = {})
   const out: SessionCheck = { session, dir, events: 0, state: 'empty', problems: [], notes: [] };
   try {
     const abs = resolve(dir);
-    inspect(dir, session, o.files ?? true, out, safeReader(abs, o.rules ?? rootRules(resolve(abs, '..', '..')), (file, problem, fix = RESTORE) => void out.problems.push({ file: join(dir, file), problem, fix })));
+    // the rules of the sessions folder the session lies in: it may be a mount of its own (a bigger disk)
+    inspect(dir, session, o.files ?? true, out, safeReader(abs, o.rules ?? rootRules(resolve(abs, '..')), (file, problem, fix = RESTORE) => void out.problems.push({ file: join(dir, file), problem, fix })));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     out.problems.push({ file: e.path ?? dir, problem: `cannot be read (${e.code ?? e.message})`, fix: 'a session folder holds regular files made by picoharness; restore it from a backup or move it out of sessions/' });

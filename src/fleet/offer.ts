@@ -61,7 +61,7 @@ export function inboxDepth(root: string): number {
 /** Jobs the daemon's status file says run or wait (0 when it is absent or says stopped). */
 export function daemonDepth(root: string): number {
   try {
-    const text = readPlantedText(rootRules(root), join(root, 'sessions', '.daemon', 'status.json'), { maxBytes: 1024 * 1024, what: 'daemon status' })?.text;
+    const text = readPlantedText(rootRules(join(root, 'sessions')), join(root, 'sessions', '.daemon', 'status.json'), { maxBytes: 1024 * 1024, what: 'daemon status' })?.text;
     if (text === undefined) return 0;
     const s = JSON.parse(text) as { state?: string; running?: unknown; queue?: Record<string, number> };
     if (s.state === 'stopped') return 0;

@@ -24,7 +24,7 @@
  */
 import { closeSync, existsSync, fstatSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPlanted, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
+import { openPlanted, readPlantedText, rootRules, UnsafeFileError, type RootRules } from '../base/safe-open.js';
 import { COMPOSITION_FILE } from '../ledger/composition.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { compositionKey, eventMsgId, eventSubject } from './names.js';
@@ -125,13 +125,18 @@ export class Shipper {
     return out;
   }
 
+  /** The rules session files are read under: the sessions folder's own (it may be a mount of its own, a bigger disk). */
+  private sessionRules(): RootRules {
+    return rootRules(join(this.ctx.root, 'sessions'));
+  }
+
   /** Files already said to be planted (a pass every half second would say it again). */
   private readonly planted = new Set<string>();
 
   /** A ledger opened through safe-open, or null when there is none or it is planted (logged once). */
   private openLedger(path: string): number | null {
     try {
-      return openPlanted(rootRules(this.ctx.root), path, { maxBytes: Number.MAX_SAFE_INTEGER, what: 'ledger' })?.fd ?? null;
+      return openPlanted(this.sessionRules(), path, { maxBytes: Number.MAX_SAFE_INTEGER, what: 'ledger' })?.fd ?? null;
     } catch (err) {
       if (!(err instanceof UnsafeFileError)) throw err;
       if (!this.planted.has(err.file)) this.ctx.log.warn({ event: 'ledger_refused', file: err.file, reason: err.reason }, `${err.message}; it is not shipped`);
@@ -241,7 +246,7 @@ export class Shipper {
     let text = '';
     try {
       // hard-linked from sessions/.compositions/ by design; the hub checks it against its hash
-      text = readPlantedText(rootRules(this.ctx.root), join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), { maxBytes: 64 * 1024 ** 2, what: 'composition document', linked: true })?.text ?? '';
+      text = readPlantedText(this.sessionRules(), join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), { maxBytes: 64 * 1024 ** 2, what: 'composition document', linked: true })?.text ?? '';
     } catch (err) {
       // no document beside the ledger, or a planted one: the empty value says so
       if (err instanceof UnsafeFileError) this.ctx.log.warn({ event: 'composition_refused', file: err.file, reason: err.reason }, `${err.message}; shipped as no document`);

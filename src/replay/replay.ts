@@ -17,7 +17,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readPlanted, readPlantedText, rootRules, type RootRules } from '../base/safe-open.js';
 import { ProviderError } from '../runtime/provider.js';
 import { withoutClippedNote } from '../runtime/budget.js';
@@ -55,7 +55,7 @@ export interface ReplayReport {
 /** Re-run a session and compare ledgers. */
 export async function replaySession(rt: Runtime, sessionId: string, opts: { keep?: boolean } = {}): Promise<ReplayReport> {
   const dir = resolve(rt.sessionDir(sessionId)); // safe-open takes paths under the root, absolute
-  const rules = rootRules(rt.root);
+  const rules = rootRules(dirname(dir)); // the sessions folder's: it may be a mount of its own
   const ledger = readPlanted(rules, join(dir, LEDGER_FILE), { maxBytes: MAX_LEDGER_BYTES, what: 'ledger' });
   if (!ledger) throw new Error(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/ (pico status lists recent ones)`);
   const scan = scanLedger(ledger.bytes);
