@@ -29,7 +29,7 @@ import { runReport, type ReportResult } from '../../src/memory/reports.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { initRoot } from '../../src/root/init.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
-import { NATS_SERVER, natsInTemp, pico, startNats, startPico, type Proc } from './procs.js';
+import { NATS_SERVER, natsInTemp, pico, sleep, startNats, startPico, type Proc } from './procs.js';
 
 const BOXES = ['b1', 'b2', 'b3'] as const;
 type Box = (typeof BOXES)[number];
@@ -38,8 +38,6 @@ const JOBS = FULL ? 60 : 18;
 const SERVER_AWAY_MS = FULL ? 30_000 : 3_000;
 const KILLS = FULL ? 12 : 4;
 const SEED = process.env.PICO_FLEET_E2E_SEED !== undefined ? Number(process.env.PICO_FLEET_E2E_SEED) : Math.floor(Math.random() * 2 ** 31);
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** A small seeded generator (mulberry32): the same seed, the same choices. */
 function seeded(seed: number): () => number {
   let a = seed >>> 0;

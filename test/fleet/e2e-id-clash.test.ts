@@ -12,9 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { connectServer, ensureFleet } from '../../src/fleet/connect.js';
 import { claimOf } from '../../src/fleet/commands.js';
 import { initRoot } from '../../src/root/init.js';
-import { NATS_SERVER, natsInTemp, pico, startPico } from './procs.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { NATS_SERVER, natsInTemp, pico, sleep, startPico } from './procs.js';
 
 describe.skipIf(!NATS_SERVER)('a fleet job and the box\'s own sessions', () => {
   it('a fleet job whose id is a session the box ran on its own never borrows that session\'s outcome; a fresh job\'s watch prints its answer', async () => {

@@ -14,11 +14,9 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
-import { freePort, NATS_SERVER, pico, startNats, startPico } from './procs.js';
+import { freePort, NATS_SERVER, pico, sleep, startNats, startPico } from './procs.js';
 
 const SAMPLE = fileURLToPath(new URL('../../systemd/fleet-nats-server.conf', import.meta.url));
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 describe.skipIf(!NATS_SERVER)('the sample server configuration', () => {
   it('a box ships and takes jobs as its own user, and may not publish as another box, submit jobs or heartbeat for another; an operator may submit but not publish ledger lines', async () => {
     const dir = tempDir('pico-fleet-perm-');

@@ -11,9 +11,7 @@ import { existsSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/root/init.js';
-import { NATS_SERVER, natsInTemp, pico, startPico } from './procs.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { NATS_SERVER, natsInTemp, pico, sleep, startPico } from './procs.js';
 
 describe.skipIf(!NATS_SERVER)('an agent on a box with planted files', () => {
   it('ships no ledger a symlink points at, and a FIFO as a composition document stalls neither shipping nor the heartbeat', async () => {

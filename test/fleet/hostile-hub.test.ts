@@ -16,9 +16,8 @@ import { compositionHash } from '../../src/ledger/composition.js';
 import { ensureFleet, type Fleet } from '../../src/fleet/connect.js';
 import { boxSessionsDir } from '../../src/fleet/hub-store.js';
 import { compositionKey } from '../../src/fleet/names.js';
-import { NATS_SERVER, natsInTemp, startPico, type Proc } from './procs.js';
+import { NATS_SERVER, natsInTemp, sleep, startPico, type Proc } from './procs.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 let n = 0;
 /** A fresh session id for each case (they share one hub). */
 const sid = (): string => `20261203-0102${String(n++).padStart(2, '0')}-0123456789ab`;

@@ -100,3 +100,6 @@ export async function natsInTemp(prefix: string): Promise<{ dir: string; port: n
 export function pico(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return picoAsync(args, { env: { ...process.env, ...env } });
 }
+
+/** A pause of `ms` (a box's agent polls and ships on its own clock). */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
