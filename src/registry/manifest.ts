@@ -136,6 +136,34 @@ export type ProviderManifest = z.infer<typeof providerManifestSchema>;
 export type ProviderKind = ProviderManifest['kind'];
 export type ManifestOfKind<K extends ProviderKind> = Extract<ProviderManifest, { kind: K }>;
 
+/**
+ * Why a tool read nothing, in words (seam §7): one plain cause a run's exit code and output are
+ * classified into (src/tools/causes.ts). The words are the manifest's (T2), never the tool's own text.
+ * A cause matches when every test it names holds: `exit` lists the exit codes (absent: any non-zero;
+ * name 0 for a tool that exits 0 yet read nothing, as journalctl does without a journal), and
+ * `stderr` / `stdout` are regular expressions over what the tool printed there.
+ */
+export const toolCauseSchema = z.strictObject({
+  id: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits or "_", starting with a letter'),
+  /** the words a person reads: "there is no journal on this machine" */
+  plain: z.string().min(1).max(200),
+  exit: z.array(z.number().int().min(0).max(255)).min(1).max(16).optional(),
+  stderr: z.string().min(1).max(400).refine(compiles, { error: 'stderr must be a valid regular expression' }).optional(),
+  stdout: z.string().min(1).max(400).refine(compiles, { error: 'stdout must be a valid regular expression' }).optional(),
+  /** the source is there but held nothing (tool_empty), not a failure to read it (tool_failed) */
+  empty: z.boolean().optional(),
+}).refine((c) => c.exit !== undefined || c.stderr !== undefined || c.stdout !== undefined, { error: 'a cause names at least one test: exit, stderr or stdout' });
+export type ToolCause = z.infer<typeof toolCauseSchema>;
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const toolManifestSchema = z.strictObject({
   manifest: z.literal('tool@1'),
   name: id,
@@ -178,6 +206,8 @@ export const toolManifestSchema = z.strictObject({
   /** exit codes meaning "did part of the work" (du: a folder it could not read): the output is kept, its stderr after it, the answer partial */
   partial_exit_codes: z.array(z.number().int().min(1).max(255)).min(1).max(8).optional(),
   requires_isolation: isolationSchema.optional(),
+  /** why a run read nothing, classified into plain words (first match wins); see toolCauseSchema */
+  causes: z.array(toolCauseSchema).min(1).max(16).optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 

@@ -10,7 +10,10 @@
  * partial (`partial_exit_codes`: du met a folder it could not read) is not a
  * fault: the output is kept, with what the tool said on stderr after it, and
  * the exit code recorded makes the answer partial. A destructive tool is
- * refused unless the caller says the operator approved it.
+ * refused unless the caller says the operator approved it. A failure or an
+ * empty read carries the manifest's plain cause when one fits (causes.ts); a
+ * cause the manifest marks `empty` makes the read tool_empty, and one that
+ * names exit code 0 makes a run that exited 0 but read nothing a failure.
  *
  * It deliberately does not write the ledger, store blobs or reduce the output:
  * the runtime does that with the `ToolRun` returned here.
@@ -21,6 +24,8 @@ import { argvFiles, declaredPaths } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
 import { abortReason, stderrExcerpt } from '../world/shapes.js';
 import { buildArgv } from './args.js';
+import { classifyRun } from './causes.js';
+import type { WorldCapabilities } from '../world/capabilities.js';
 
 export interface ToolContext {
   root: string;
@@ -31,6 +36,8 @@ export interface ToolContext {
   allowTruncated?: boolean;
   /** required for effect "destructive": the operator granted approval for this call */
   approved?: boolean;
+  /** run at this isolation instead of the machine's probed one (a test of every level) */
+  world?: WorldCapabilities;
 }
 
 export interface ToolRun {
@@ -53,9 +60,12 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
     writable: [ctx.workDir, ...declaredPaths(tool.write_paths ?? [], ctx.root)], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
     ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
+  }, ctx.world ? { capabilities: ctx.world } : {});
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
   if (r.canceled) throw abortReason(ctx.signal);
+  // why it read nothing, in the manifest's words: absent, unreadable and empty are three causes
+  const cause = r.timedOut || r.truncated ? null : classifyRun(tool, r);
+  const said = cause ? { ...detail, cause: { id: cause.id, plain: cause.plain } } : detail;
   if (r.timedOut) {
     throw new ProviderError('tool_timeout', `tool ${tool.name}: stopped after limits.timeout_ms = ${tool.limits.timeout_ms} ms (${r.command}); raise the limit in the manifest or narrow the arguments`, detail);
   }
@@ -64,12 +74,15 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   }
   // a declared partial exit code with output is a run that did part of the work, not a failure
   const partial = !r.truncated && r.exitCode !== null && r.exitCode !== 0 && (tool.partial_exit_codes ?? []).includes(r.exitCode) && r.stdout.trim() !== '';
-  if (!r.truncated && r.exitCode !== 0 && !partial) {
-    const why = r.exitCode === null ? (r.cause ?? `killed by ${r.signal}`) : `exit code ${r.exitCode}`;
-    throw new ProviderError('tool_failed', `tool ${tool.name}: ${r.command} failed with ${why}${detail.stderr ? `: ${detail.stderr}` : ''}`, detail);
+  if (cause?.empty) {
+    throw new ProviderError('tool_empty', `tool ${tool.name}: ${r.command} read nothing (${cause.plain})${detail.stderr ? `: ${detail.stderr}` : ''}`, said);
+  }
+  if (!r.truncated && ((r.exitCode !== 0 && !partial) || (r.exitCode === 0 && cause))) {
+    const why = r.exitCode === null ? (r.cause ?? `killed by ${r.signal}`) : r.exitCode === 0 ? `exit code 0 but ${cause!.plain}` : `exit code ${r.exitCode}`;
+    throw new ProviderError('tool_failed', `tool ${tool.name}: ${r.command} failed with ${why}${detail.stderr ? `: ${detail.stderr}` : ''}`, said);
   }
   if (r.stdout.trim() === '') {
-    throw new ProviderError('tool_empty', `tool ${tool.name}: ${r.command} printed nothing; check that the input holds data`, detail);
+    throw new ProviderError('tool_empty', `tool ${tool.name}: ${r.command} printed nothing; check that the input holds data`, said);
   }
   const output = partial && tool.output.media === 'text' ? withStderr(r.stdout, r.stderr, r.exitCode!) : r.stdout;
   return { output, exitCode: r.exitCode, durationMs: r.durationMs, truncated: r.truncated };
