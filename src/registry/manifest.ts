@@ -192,6 +192,12 @@ export const toolManifestSchema = z.strictObject({
   path_args: z.array(z.string()).default([]),
   read_paths: z.array(z.string()).default([]),
   /**
+   * groups whose members may read what the tool reads (the journal: systemd-journal, adm); when the
+   * daemon runs as root and hands the program to the sandbox user, that user keeps those of them this
+   * machine has, and no other group
+   */
+  read_groups: z.array(z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'a group name: lower-case letters, digits, "_" or "-"')).min(1).max(4).optional(),
+  /**
    * folders a destructive tool may change, relative to the root (nothing else is writable but its
    * own work folder); a read_only tool may name none, and every run waits for a person's approval
    */

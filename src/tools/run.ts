@@ -59,7 +59,7 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
     writable: [ctx.workDir, ...declaredPaths(tool.write_paths ?? [], ctx.root)], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
-    ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(tool.read_groups ? { groups: tool.read_groups } : {}), ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
   }, ctx.world ? { capabilities: ctx.world } : {});
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
   if (r.canceled) throw abortReason(ctx.signal);

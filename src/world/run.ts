@@ -33,6 +33,7 @@ import type { WorldCapabilities } from './capabilities.js';
 import { meetsLevel, worldCapabilities } from './sandbox.js';
 import type { WorldRequest, WorldResult } from './shapes.js';
 import { wrapArgv } from './wrap.js';
+import { existingGroups } from './groups.js';
 
 export const KILL_GRACE_MS = 300;
 export const STDERR_CAP = 64 * 1024;
@@ -137,7 +138,8 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const writable = req.writable ?? [req.cwd];
   // as root the program runs as the sandbox user: its own folders must be its own
   if (caps.runAsUid !== null) for (const w of writable) chownSync(w, caps.runAsUid, caps.runAsUid);
-  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views });
+  const groups = caps.runAsUid !== null ? existingGroups(req.groups ?? []) : [];
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views, groups });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

@@ -1,6 +1,7 @@
 /**
  * The argv that confines one program: resource limits, then the isolation
- * wrapper, then (as root) the drop to the sandbox user, then the program.
+ * wrapper, then (as root) the drop to the sandbox user — with no group but
+ * those a tool names to read its source (read_groups) — then the program.
  *
  *   prlimit --cpu --data --nproc --fsize --nofile --core=0 --      (limits.ts)
  *     bwrap | unshare …                                            (the level)
@@ -41,6 +42,8 @@ export interface Confinement {
   readable: readonly string[];
   cwd: string;
   timeoutMs: number;
+  /** gids the program keeps when root hands it to the sandbox user; default none */
+  groups?: readonly number[];
 }
 
 /** The unshare prelude: $1 = count of writable paths, then the paths, then the argv to exec. */
@@ -70,10 +73,11 @@ export function runningAsRoot(): boolean {
  * root drops them itself; a plain run of another user has none to drop (and may not clear the
  * bounding set outside a namespace of its own). No new privileges always.
  */
-function dropArgv(caps: WorldCapabilities, inUnshareUserNs: boolean): string[] {
+function dropArgv(caps: WorldCapabilities, inUnshareUserNs: boolean, groups: readonly number[] = []): string[] {
   if (!caps.dropperPath) return [];
   if (caps.runAsUid !== null) {
-    return [caps.dropperPath, `--reuid=${caps.runAsUid}`, `--regid=${caps.runAsUid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+    const keep = groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups';
+    return [caps.dropperPath, `--reuid=${caps.runAsUid}`, `--regid=${caps.runAsUid}`, keep, '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
   }
   if (inUnshareUserNs) return [caps.dropperPath, '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
   return [caps.dropperPath, '--no-new-privs', '--'];
@@ -114,9 +118,9 @@ export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Co
   const bin = caps.wrapperPath;
   const root = caps.runAsUid !== null;
   const view = new Set(c.hostView ?? []);
-  if (caps.level === 'none' || bin === null) return [...limits, ...dropArgv(caps, false), ...argv];
+  if (caps.level === 'none' || bin === null) return [...limits, ...dropArgv(caps, false, c.groups), ...argv];
   if (caps.wrapper === 'bwrap') {
-    const drop = dropArgv(caps, false);
+    const drop = dropArgv(caps, false, c.groups);
     const ns = [...(root ? [] : ['--unshare-user']), ...(view.has('pid') ? [] : ['--unshare-pid']),
       ...(view.has('net') ? [] : ['--unshare-net']), ...(root ? [] : ['--cap-drop', 'ALL'])];
     const system = systemArgs();
@@ -132,10 +136,10 @@ export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Co
   const net = view.has('net') ? [] : ['-n'];
   if (caps.level === 'network') {
     // the network is all this level isolates: a run that shares it needs no namespace at all
-    if (view.has('net')) return [...limits, ...dropArgv(caps, false), ...argv];
-    return [...limits, bin, ...userNs, ...net, '--', ...dropArgv(caps, !root), ...argv];
+    if (view.has('net')) return [...limits, ...dropArgv(caps, false, c.groups), ...argv];
+    return [...limits, bin, ...userNs, ...net, '--', ...dropArgv(caps, !root, c.groups), ...argv];
   }
   const pid = view.has('pid') ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc'];
   return [...limits, bin, ...userNs, ...net, '-m', ...pid, '--',
-    '/bin/sh', '-c', PRELUDE, 'world', String(c.writable.length), ...c.writable, ...dropArgv(caps, !root), ...argv];
+    '/bin/sh', '-c', PRELUDE, 'world', String(c.writable.length), ...c.writable, ...dropArgv(caps, !root, c.groups), ...argv];
 }
