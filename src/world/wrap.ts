@@ -19,6 +19,8 @@
  * The unshare fallback keeps the host's tree but remounts it read-only and
  * then clears the capability bounding set before the program runs, so the
  * remounts cannot be undone; it cannot hide host paths (level "partial").
+ * As root it first opens a way to the program's paths through folders the
+ * sandbox user may not enter (reach.ts), as bwrap's new root does by itself.
  *
  * A run's `hostView` (a tool's `host_view`, registry/host-view.ts) opens exactly what
  * it names and keeps the rest, with either wrapper: "fs" binds the host's
@@ -34,6 +36,7 @@ import { WORLD_SYSTEM_PATHS } from './settings.js';
 import { limitArgv } from './limits.js';
 import type { HostView } from '../registry/host-view.js';
 import type { WorldCapabilities } from './capabilities.js';
+import type { Cover } from './reach.js';
 
 export interface Confinement {
   writable: readonly string[];
@@ -44,10 +47,30 @@ export interface Confinement {
   timeoutMs: number;
   /** gids the program keeps when root hands it to the sandbox user; default none */
   groups?: readonly number[];
+  /** closed folders to open a way through for the sandbox user (reach.ts; the unshare wrapper only) */
+  covers?: readonly Cover[];
 }
 
-/** The unshare prelude: $1 = count of writable paths, then the paths, then the argv to exec. */
+/**
+ * The unshare prelude: $1 = count of covers, then for each its closed folder, the count of its
+ * paths and the paths (reach.ts); then the count of writable paths and the paths; then the argv.
+ * A cover lays an open tmpfs over the closed folder (entered first, so the shell's own folder is the
+ * real one below) and binds each needed path back from it through /proc/self/cwd.
+ */
 const PRELUDE = [
+  'here=$PWD; umask 022',
+  'nc="$1"; shift',
+  'while [ "$nc" -gt 0 ]; do',
+  '  a="$1"; k="$2"; shift 2',
+  '  cd -P -- "$a" || exit 125',
+  '  mount -t tmpfs -o mode=0755 pico-reach "$a" || exit 125',
+  '  while [ "$k" -gt 0 ]; do',
+  '    if [ -d "$1" ]; then mkdir -p -- "$a/$1"; else mkdir -p -- "$(dirname -- "$a/$1")" && : > "$a/$1"; fi || exit 125',
+  '    mount --no-canonicalize --bind "/proc/self/cwd/$1" "$a/$1" || exit 125',
+  '    shift; k=$((k-1))',
+  '  done',
+  '  nc=$((nc-1))',
+  'done',
   'n="$1"; shift; i=0; keep=""',
   'while [ "$i" -lt "$n" ]; do mount --bind "$1" "$1" || exit 125; keep="$keep|$1|"; shift; i=$((i+1)); done',
   // skip writable paths, mounts already done (listed twice) and mounts already read-only
@@ -58,7 +81,7 @@ const PRELUDE = [
   '  mount -o remount,bind,ro "$mnt" 2>/dev/null',
   'done < /proc/self/mounts',
   // re-enter the cwd by path so it resolves through the writable bind mount
-  'cd -P -- "$PWD" || exit 125',
+  'cd -P -- "$here" || exit 125',
   'exec "$@"',
 ].join('\n');
 
@@ -140,6 +163,7 @@ export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Co
     return [...limits, bin, ...userNs, ...net, '--', ...dropArgv(caps, !root, c.groups), ...argv];
   }
   const pid = view.has('pid') ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc'];
+  const covers = (c.covers ?? []).flatMap((k) => [k.dir, String(k.rels.length), ...k.rels]);
   return [...limits, bin, ...userNs, ...net, '-m', ...pid, '--',
-    '/bin/sh', '-c', PRELUDE, 'world', String(c.writable.length), ...c.writable, ...dropArgv(caps, !root, c.groups), ...argv];
+    '/bin/sh', '-c', PRELUDE, 'world', String(c.covers?.length ?? 0), ...covers, String(c.writable.length), ...c.writable, ...dropArgv(caps, !root, c.groups), ...argv];
 }

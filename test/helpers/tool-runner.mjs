@@ -1,0 +1,42 @@
+// Runs one shipped tool through the compiled runTool (dist/) and prints one JSON line: the output and
+// the fact its code parser makes, or the failure with its cause. A test starts it in a process of its
+// own so the machine's state can be arranged around it for real: in a private mount namespace (a
+// journal bound over /var/log/journal), as another user (the service's), at a chosen isolation level.
+// Usage: node tool-runner.mjs '{"tool":"journal_window","args":{},"root":"/tmp/x","level":"partial"}'
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const { tool: name, args = {}, root, level = null, step = 'look' } = JSON.parse(process.argv[2]);
+const { toolManifestSchema } = await import(join(REPO, 'dist/src/registry/manifest.js'));
+const { runTool } = await import(join(REPO, 'dist/src/tools/run.js'));
+const { makeWorkDir } = await import(join(REPO, 'dist/src/world/workdir.js'));
+const { worldAt } = await import(join(REPO, 'dist/src/world/sandbox.js'));
+const { codeProviders } = await import(join(REPO, 'dist/providers/index.js'));
+
+const tool = toolManifestSchema.parse(JSON.parse(readFileSync(join(REPO, 'manifests/tools', `${name}.json`), 'utf8')));
+const out = { tool: name, uid: process.getuid(), level };
+try {
+  const world = level === null ? undefined : await worldAt(level);
+  if (level !== null && !world) {
+    out.unavailable = `this machine cannot give isolation "${level}"`;
+  } else {
+    const workDir = await makeWorkDir(root, 'state', step);
+    const run = await runTool(tool, args, { root, workDir, ...(world ? { world } : {}) });
+    out.output = run.output;
+    out.exitCode = run.exitCode;
+    // the fact, by the code provider that declares the tool's schema
+    for (const f of readdirSync(join(REPO, 'manifests/providers'))) {
+      const p = JSON.parse(readFileSync(join(REPO, 'manifests/providers', f), 'utf8'));
+      if (p.kind === 'code' && p.schemas.includes(tool.fact_schema)) {
+        out.fact = codeProviders[p.entry]({ text: run.output, capability: tool.reducer, schemaId: tool.fact_schema });
+        break;
+      }
+    }
+  }
+} catch (err) {
+  out.error = err.type ?? err.name;
+  out.message = err.message;
+  if (err.detail?.cause) out.cause = err.detail.cause;
+}
+process.stdout.write(`${JSON.stringify(out)}\n`);
