@@ -60,7 +60,8 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
     writable: [ctx.workDir, ...declaredPaths(tool.write_paths ?? [], ctx.root)], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
-    ...(tool.read_groups ? { groups: tool.read_groups } : {}), ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(tool.read_groups ? { groups: tool.read_groups } : {}), ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}),
+    ...(tool.host_view?.includes('pid') ? { env: ownProcesses() } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
   }, ctx.world ? { capabilities: ctx.world } : {});
   const detail = { exitCode: r.exitCode, stderr: stderrExcerpt(r.stderr), durationMs: r.durationMs };
   const command = shownCommand(tool, argv, r.command);
@@ -88,6 +89,16 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
   }
   const output = partial && tool.output.media === 'text' ? withStderr(r.stdout, r.stderr, r.exitCode!) : r.stdout;
   return { output, exitCode: r.exitCode, durationMs: r.durationMs, truncated: r.truncated };
+}
+
+/**
+ * Which of the host's processes are picoharness's own, for a tool that sees them all (host_view
+ * "pid"): this process (the session worker, or `pico ask` itself) and, when it is a daemon's forked
+ * worker, the daemon. The tool's parser leaves them and everything below them out
+ * (providers/lib/own-processes.ts), so a ranking never names the worker or the tool's own ps.
+ */
+function ownProcesses(): Record<string, string> {
+  return { PICO_WORKER_PID: String(process.pid), ...(typeof process.send === 'function' ? { PICO_DAEMON_PID: String(process.ppid) } : {}) };
 }
 
 /**
