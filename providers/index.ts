@@ -18,6 +18,7 @@ import { fileMetadataProvider } from './file-metadata/index.js';
 import { aptUpgradableProvider } from './apt-upgradable/index.js';
 import { pruneResultProvider } from './prune-result/index.js';
 import { logLinesProvider } from './log-lines/index.js';
+import { processesProvider } from './processes/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
@@ -33,4 +34,5 @@ export const codeProviders: Record<string, CodeProvider> = {
   'apt-upgradable': aptUpgradableProvider,
   'prune-result': pruneResultProvider,
   'log-lines': logLinesProvider,
+  processes: processesProvider,
 };

@@ -6,7 +6,7 @@
 import { audioSentence, imageSentence } from './media.js';
 import { failedSentence, fileSentence, pruneSentence, unitSentence, upgradableSentence } from './services.js';
 import { loadSentence, memorySentence, networkSentence, thermalSentence } from './system.js';
-import { logLinesSentence } from './log-lines.js';
+import { listeningSentence, logLinesSentence, processListSentence } from './reads.js';
 
 export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: string) => string> = {
   'memory_usage@1': memorySentence,
@@ -21,4 +21,6 @@ export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: str
   'audio_properties@1': audioSentence,
   'prune_result@1': pruneSentence,
   'log_lines@1': logLinesSentence,
+  'process_list@1': processListSentence,
+  'listening_sockets@1': listeningSentence,
 };
