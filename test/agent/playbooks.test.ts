@@ -79,9 +79,11 @@ describe('the shipped playbooks', () => {
 });
 
 describe('what a playbook plan holds', () => {
-  it('a named service gets its unit status and its own journal window', () => {
+  it('a named service gets its unit status, its processes, its sockets and its own journal window', () => {
     expect(plan('Why does mosquitto keep crashing since yesterday?').calls).toEqual([
       { name: 'unit_status', arguments: { unit: 'mosquitto.service' } },
+      { name: 'process_find', arguments: { name: 'mosquitto.service' } },
+      { name: 'listening_sockets', arguments: { name: 'mosquitto.service' } },
       { name: 'journal_window', arguments: { unit: 'mosquitto.service', since: 'yesterday' } },
     ]);
   });
