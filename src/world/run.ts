@@ -142,12 +142,15 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const groups = caps.runAsUid !== null ? existingGroups(req.groups ?? []) : [];
   // as root the program is the sandbox user's: a folder it may not enter on the way to its own paths
   // is opened in its mount namespace (unshare) or left behind by bwrap's new root; with neither, it is said
-  const covers = caps.runAsUid !== null && caps.wrapper !== 'bwrap' ? coversFor([req.cwd, ...writable, ...(req.readable ?? [])], caps.runAsUid, [caps.runAsUid, ...groups]) : [];
-  if (covers.length > 0 && !(caps.wrapper === 'unshare' && caps.level === 'partial')) {
+  const gids = [caps.runAsUid ?? 0, ...groups];
+  const covers = caps.runAsUid !== null && caps.wrapper !== 'bwrap' ? coversFor([req.cwd, ...writable, ...(req.readable ?? [])], caps.runAsUid, gids) : [];
+  // without a mount namespace only the folder it starts in (inherited, not walked to) stays open to it
+  const closedReads = caps.runAsUid !== null && caps.wrapper === null ? coversFor(req.readable ?? [], caps.runAsUid, gids) : [];
+  if (closedReads.length > 0) {
     return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: false, stdout: '', stderr: '', failed: true,
-      cause: `not run: it runs as uid ${caps.runAsUid}, which may not enter ${covers.map((c) => c.dir).join(', ')} on the way to its own folder or the paths it reads, and this machine gives no mount namespace to open a way; install bubblewrap (bwrap), or keep the root under folders other users may enter` };
+      cause: `not run: it runs as uid ${caps.runAsUid}, which may not enter ${closedReads.map((c) => c.dir).join(', ')} on the way to the paths it reads, and this machine gives no mount namespace to open a way; install bubblewrap (bwrap), or keep the root under folders other users may enter` };
   }
-  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views, groups, covers });
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views, groups, ...(caps.wrapper === 'unshare' ? { covers } : {}) });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

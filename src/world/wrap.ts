@@ -57,7 +57,7 @@ export interface Confinement {
  * A cover lays an open tmpfs over the closed folder (entered first, so the shell's own folder is the
  * real one below) and binds each needed path back from it through /proc/self/cwd.
  */
-const PRELUDE = [
+const COVERS = [
   'here=$PWD; umask 022',
   'nc="$1"; shift',
   'while [ "$nc" -gt 0 ]; do',
@@ -71,6 +71,9 @@ const PRELUDE = [
   '  done',
   '  nc=$((nc-1))',
   'done',
+];
+const PRELUDE = [
+  ...COVERS,
   'n="$1"; shift; i=0; keep=""',
   'while [ "$i" -lt "$n" ]; do mount --bind "$1" "$1" || exit 125; keep="$keep|$1|"; shift; i=$((i+1)); done',
   // skip writable paths, mounts already done (listed twice) and mounts already read-only
@@ -157,13 +160,18 @@ export function wrapArgv(caps: WorldCapabilities, argv: readonly string[], c: Co
   }
   const userNs = root ? [] : ['-r'];
   const net = view.has('net') ? [] : ['-n'];
+  const covers = (c.covers ?? []).flatMap((k) => [k.dir, String(k.rels.length), ...k.rels]);
   if (caps.level === 'network') {
-    // the network is all this level isolates: a run that shares it needs no namespace at all
+    // the network is all this level isolates (a run that shares it needs no namespace), but a way
+    // through a closed folder still takes a mount namespace of its own
+    if (covers.length > 0) {
+      return [...limits, bin, ...userNs, ...net, '-m', '--', '/bin/sh', '-c', [...COVERS, 'cd -P -- "$here" || exit 125', 'exec "$@"'].join('\n'),
+        'world', String(c.covers!.length), ...covers, ...dropArgv(caps, !root, c.groups), ...argv];
+    }
     if (view.has('net')) return [...limits, ...dropArgv(caps, false, c.groups), ...argv];
     return [...limits, bin, ...userNs, ...net, '--', ...dropArgv(caps, !root, c.groups), ...argv];
   }
   const pid = view.has('pid') ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc'];
-  const covers = (c.covers ?? []).flatMap((k) => [k.dir, String(k.rels.length), ...k.rels]);
   return [...limits, bin, ...userNs, ...net, '-m', ...pid, '--',
     '/bin/sh', '-c', PRELUDE, 'world', String(c.covers?.length ?? 0), ...covers, String(c.writable.length), ...c.writable, ...dropArgv(caps, !root, c.groups), ...argv];
 }

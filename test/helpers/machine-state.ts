@@ -57,18 +57,32 @@ export function journalMode(dir: string, group: 'systemd-journal' | 'root'): voi
  * private mount namespace), `uid` runs the daemon's side as that user (the service's user, not root),
  * `level` picks the isolation (default: the machine's best), `root` the data root.
  */
-export function runShipped(tool: string, args: Record<string, unknown>, opts: { root?: string; journal?: string; uid?: number; level?: string } = {}): ToolOutcome {
+export function runShipped(tool: string, args: Record<string, unknown>, opts: RunOptions = {}): ToolOutcome {
+  return runMany([{ tool, args }], opts)[0]!;
+}
+
+export interface RunOptions { root?: string; journal?: string; uid?: number; level?: string; bwrapHidden?: boolean }
+
+/** Several tool runs in one process (one level, one root): one outcome each, in order. */
+export function runMany(runs: { tool: string; args: Record<string, unknown>; approved?: boolean }[], opts: RunOptions = {}): ToolOutcome[] {
   const root = opts.root ?? tempDir('pico-state-');
-  if (opts.uid !== undefined) {
-    chownSync(root, opts.uid, opts.uid);
-    chmodSync(root, 0o755);
-  }
-  const payload = JSON.stringify({ tool, args, root, level: opts.level ?? null });
+  if (opts.uid !== undefined) chownTree(root, opts.uid);
+  const payload = JSON.stringify({ runs, root, level: opts.level ?? null });
   const node = [process.execPath, RUNNER, payload];
   const asUser = opts.uid !== undefined ? ['setpriv', `--reuid=${opts.uid}`, `--regid=${opts.uid}`, '--clear-groups', '--'] : [];
-  const argv = opts.journal
-    ? ['unshare', '-m', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /var/log/journal && exec "$@"', opts.journal, ...asUser, ...node]
+  const mounts = [opts.journal ? 'mount --bind "$0" /var/log/journal' : null, opts.bwrapHidden ? 'mount --bind /dev/null /usr/bin/bwrap' : null].filter(Boolean);
+  const argv = mounts.length > 0
+    ? ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `${mounts.join(' && ')} && exec "$@"`, opts.journal ?? '-', ...asUser, ...node]
     : [...asUser, ...node];
-  const out = execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 120_000, cwd: '/' });
-  return JSON.parse(out.trim().split('\n').pop()!) as ToolOutcome;
+  const out = execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 300_000, cwd: '/', maxBuffer: 64 * 1024 * 1024 });
+  return out.trim().split('\n').map((l) => JSON.parse(l) as ToolOutcome);
+}
+
+/** Give a root to another user, as its daemon would own it (folders 0755). */
+function chownTree(dir: string, uid: number): void {
+  chownSync(dir, uid, uid);
+  if (statSync(dir).isDirectory()) {
+    chmodSync(dir, 0o755);
+    for (const e of readdirSync(dir)) chownTree(join(dir, e), uid);
+  }
 }
