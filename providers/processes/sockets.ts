@@ -8,8 +8,10 @@
  * Local:Port Peer:Port [users:(("name",pid=N,fd=N),…)]), or, where ss is
  * missing, "== proc tcp|tcp6|udp|udp6" and the kernel's tables (addresses in
  * hex; no program can be named from them). ss names a socket's program only
- * when this user may look into that process (its own, or as root); a socket
- * it cannot name is counted in `unattributed`, never guessed.
+ * when this user may look into that process's file descriptors: its own
+ * process with no user namespace between them, or as root — inside the
+ * execution world's sandbox that is rarely so, and a socket it cannot name is
+ * counted in `unattributed`, never guessed.
  *
  * With a filter, `sockets` holds the matching ones (a port, or a program of
  * that name — a unit's name read as its program's); without one, all.

@@ -18,6 +18,8 @@ const RUNNER = join(REPO, 'test/helpers/tool-runner.mjs');
 export interface ToolOutcome {
   tool: string;
   uid: number;
+  /** the runner's pid: the "session worker" the tool was run from */
+  pid: number;
   level: string | null;
   unavailable?: string;
   output?: string;

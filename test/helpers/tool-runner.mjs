@@ -22,7 +22,7 @@ const level = payload.level ?? null;
 const world = level === null ? undefined : await worldAt(level);
 let n = 0;
 for (const { tool: name, args = {}, approved = false } of runs) {
-  const out = { tool: name, uid: process.getuid(), level };
+  const out = { tool: name, uid: process.getuid(), pid: process.pid, level };
   try {
     if (level !== null && !world) {
       out.unavailable = `this machine cannot give isolation "${level}"`;
