@@ -84,6 +84,12 @@ describe.skipIf(!canMakeJournal)(`a real journal made here (${canMakeJournal ? '
     expect(r.cause?.plain).toMatch(/join the group systemd-journal or adm/);
   }, 60_000);
 
+  it('a boot the journal never saw, and a time journalctl cannot read, are said as such', () => {
+    journalMode(journal, 'systemd-journal');
+    expect(runShipped('journal_window', { boot: -1 }, { journal }).cause).toEqual({ id: 'no_such_boot', plain: 'the journal keeps no record of that boot' });
+    expect(runShipped('journal_window', { since: '25:99' }, { journal }).cause).toEqual({ id: 'bad_time', plain: 'the time window could not be read as a time' });
+  }, 60_000);
+
   it('kernel questions read the kernel: kernel_log reads the journal\'s kernel messages with their levels', () => {
     journalMode(journal, 'systemd-journal');
     const r = runShipped('kernel_log', {}, { journal });
