@@ -18,16 +18,11 @@
 import { sections } from '../lib/sections.js';
 import { decimal, int } from '../lib/single-schema.js';
 import { ownMarks, withoutOwn } from '../lib/own-processes.js';
+import type { ProcessRow } from '../load-processes/parse.js';
 
-export interface FoundProcess {
-  pid: number;
+/** A ps row as load_top has it, with its parent and its command line. */
+export interface FoundProcess extends ProcessRow {
   ppid: number | null;
-  user: string;
-  cpu_percent: number | null;
-  mem_percent: number | null;
-  rss_bytes: number | null;
-  elapsed_seconds: number | null;
-  command: string;
   args: string;
 }
 
