@@ -10,9 +10,11 @@ import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../base/ids.js';
 import { HOST_VIEWS } from './host-view.js';
+import { toolCauseSchema } from '../base/tool-cause.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
 export { capabilityId, schemaId } from '../base/ids.js';
+export { toolCauseSchema, type ToolCause } from '../base/tool-cause.js';
 
 /** What a provider may do with one capability; a capability not named gets the strictest answer. */
 export const securitySchema = z.strictObject({
@@ -136,34 +138,6 @@ export type ProviderManifest = z.infer<typeof providerManifestSchema>;
 export type ProviderKind = ProviderManifest['kind'];
 export type ManifestOfKind<K extends ProviderKind> = Extract<ProviderManifest, { kind: K }>;
 
-/**
- * Why a tool read nothing, in words (seam §7): one plain cause a run's exit code and output are
- * classified into (src/tools/causes.ts). The words are the manifest's (T2), never the tool's own text.
- * A cause matches when every test it names holds: `exit` lists the exit codes (absent: any non-zero;
- * name 0 for a tool that exits 0 yet read nothing, as journalctl does without a journal), and
- * `stderr` / `stdout` are regular expressions over what the tool printed there.
- */
-export const toolCauseSchema = z.strictObject({
-  id: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits or "_", starting with a letter'),
-  /** the words a person reads: "there is no journal on this machine" */
-  plain: z.string().min(1).max(200),
-  exit: z.array(z.number().int().min(0).max(255)).min(1).max(16).optional(),
-  stderr: z.string().min(1).max(400).refine(compiles, { error: 'stderr must be a valid regular expression' }).optional(),
-  stdout: z.string().min(1).max(400).refine(compiles, { error: 'stdout must be a valid regular expression' }).optional(),
-  /** the source is there but held nothing (tool_empty), not a failure to read it (tool_failed) */
-  empty: z.boolean().optional(),
-}).refine((c) => c.exit !== undefined || c.stderr !== undefined || c.stdout !== undefined, { error: 'a cause names at least one test: exit, stderr or stdout' });
-export type ToolCause = z.infer<typeof toolCauseSchema>;
-
-function compiles(source: string): boolean {
-  try {
-    new RegExp(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const toolManifestSchema = z.strictObject({
   manifest: z.literal('tool@1'),
   name: id,
@@ -191,11 +165,7 @@ export const toolManifestSchema = z.strictObject({
   /** argument names whose values are paths; each must resolve inside one of read_paths */
   path_args: z.array(z.string()).default([]),
   read_paths: z.array(z.string()).default([]),
-  /**
-   * groups whose members may read what the tool reads (the journal: systemd-journal, adm); when the
-   * daemon runs as root and hands the program to the sandbox user, that user keeps those of them this
-   * machine has, and no other group
-   */
+  /** groups that may read what it reads (the journal's): the sandbox user keeps those this machine has */
   read_groups: z.array(z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'a group name: lower-case letters, digits, "_" or "-"')).min(1).max(4).optional(),
   /**
    * folders a destructive tool may change, relative to the root (nothing else is writable but its
