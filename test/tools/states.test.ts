@@ -118,6 +118,25 @@ describe('the kernel ring', () => {
     expect(fact.lines.every((l) => l.level !== null)).toBe(true);
   });
 
+  it.skipIf(journalHere || !isRoot)('a level asked of the ring is read from each record\'s own <N>: warning keeps exactly the ring\'s emerg to warning records', () => {
+    // as root, outside the world: dmesg itself cannot filter levels with -r unless it reads /dev/kmsg,
+    // so the script keeps the records whose <N> (facility * 8 + level) says warning or worse
+    const manifest = JSON.parse(readFileSync(join(REPO, 'manifests/tools/kernel_log.json'), 'utf8')) as { command: string[] };
+    const env = { PATH: '/usr/bin:/bin', TMPDIR: tempDir('pico-ring-') };
+    const raw = execFileSync('dmesg', ['-r'], { env, encoding: 'utf8' });
+    const want = raw.split('\n').filter((l) => { const m = /^<(\d+)>/.exec(l); return m !== null && Number(m[1]) % 8 <= 4; }).length;
+    const out = execFileSync(manifest.command[0]!, [...manifest.command.slice(1, 4), '--priority=warning'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const fact = readLogLines(out);
+    expect(fact.lines_read).toBe(want);
+    expect(fact.lines.every((l) => ['emerg', 'alert', 'crit', 'err', 'warning'].includes(l.level!))).toBe(true);
+  });
+
+  it.skipIf(journalHere || !ringRestricted || !isRoot)('with no journal and the ring closed, a kernel read at a level still says both in one cause (not dmesg\'s own complaint)', () => {
+    const r = runShipped('kernel_log', { priority: 'err' });
+    expect(r.error).toBe('tool_failed');
+    expect(r.cause?.id).toBe('kernel_unreadable_no_journal');
+  }, 60_000);
+
   it.skipIf(journalHere || !ringRestricted || !isRoot)('with no journal and the ring closed to the sandbox user, kernel_log says both in one cause', () => {
     const r = runShipped('kernel_log', {});
     expect(r.error).toBe('tool_failed');
