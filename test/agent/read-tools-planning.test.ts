@@ -3,34 +3,13 @@
 // what listens for a question about ports, and — the other way round — a service's processes and
 // sockets, which its playbook reads beside the unit's state, do not crowd out the tool a question
 // about failed services needs. Plans only (planOnly): the tools themselves are tested in test/tools.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEvent } from '../../src/ledger/events.js';
-import { readLedger } from '../../src/ledger/ledger.js';
-import { newSessionId } from '../../src/ledger/session-id.js';
-import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/root/runtime.js';
-import { scratchRoot } from '../../src/eval/goals/run.js';
+import { describe, expect, it } from 'vitest';
+import { goalSessions, type PlanCreated as Created } from '../helpers/goal-session.js';
 
-type Created = Extract<LedgerEvent, { type: 'plan_created' }>;
-
-let root: string;
-let rt: Runtime;
-beforeAll(async () => {
-  root = scratchRoot();
-  rt = await openRuntime(root);
-}, 60_000);
-afterAll(async () => {
-  await rt?.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const plan = goalSessions();
 
 async function planned(goal: string): Promise<Created> {
-  const dir = mkdtempSync(join(root, 'sessions', 't-'));
-  const job = parseJob({ job: 'job@1', goal, budget_class: 'attended' }, 'test');
-  await rt.runSession(newSessionId(), { job, sessionDir: dir, planOnly: true });
-  const created = readLedger(dir).find((e): e is Created => e.type === 'plan_created');
+  const { created } = await plan(goal);
   expect(created, `no plan for "${goal}"`).toBeDefined();
   return created!;
 }
