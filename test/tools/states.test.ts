@@ -13,6 +13,7 @@ import type { LedgerEvent } from '../../src/ledger/events.js';
 import { readLedger } from '../../src/ledger/ledger.js';
 import { parseJob } from '../../src/runtime/job.js';
 import { openRuntime } from '../../src/root/runtime.js';
+import { describe as describeEvent } from '../../src/cli/show.js';
 import { logEntries, readLogLines } from '../../providers/log-lines/index.js';
 import { canMakeJournal, isRoot, journalMode, makeJournal, runShipped, whyNoJournal } from '../helpers/machine-state.js';
 import { makeRoot, newSession, REPO } from '../helpers/root.js';
@@ -37,6 +38,8 @@ describe('the journal on this machine', () => {
       const failed = events.find((e): e is Extract<LedgerEvent, { type: 'tool_failed' }> => e.type === 'tool_failed');
       expect(failed?.cause).toEqual({ id: 'no_journal', plain: 'there is no journal on this machine' });
       expect(events.some((e) => e.type === 'fact_added' && e.step === 'log')).toBe(false); // absent is no fact, never an empty one
+      // and pico show says the cause in words before the program's own text
+      expect(describeEvent(failed!)).toMatch(/^log tool_failed \(there is no journal on this machine\): tool journal_window/);
     } finally {
       await rt.close();
     }
