@@ -156,6 +156,23 @@ describe('units, thermal zones, the network', () => {
     }
   }, 60_000);
 
+  it.skipIf(systemdHere)('with no systemd, a question about a service still reads its processes and sockets: no replan swaps them for system-wide reads of the same absent source', async () => {
+    const rt = await openRuntime(makeRoot('pico-states-'));
+    try {
+      const id = newSession(rt, parseJob({ job: 'job@1', goal: 'is nginx running?', budget_class: 'attended' }, 'test'));
+      await rt.runSession(id);
+      const events = readLedger(rt.sessionDir(id));
+      const failed = events.find((e): e is Extract<LedgerEvent, { type: 'tool_failed' }> => e.type === 'tool_failed' && e.step === 'unit_status');
+      expect(failed?.cause?.id).toBe('no_systemd');
+      expect(events.filter((e) => e.type === 'plan_created')).toHaveLength(1); // no replan
+      const facts = events.filter((e) => e.type === 'fact_added').map((e) => (e as { step: string }).step);
+      expect(facts).toEqual(expect.arrayContaining(['process_find', 'listening_sockets']));
+      expect(events.some((e) => 'step' in e && (e.step === 'failed_units' || (e.type === 'step_started' && e.tool === 'failed_units')))).toBe(false);
+    } finally {
+      await rt.close();
+    }
+  }, 120_000);
+
   it.skipIf(thermalHere)('no thermal zone is said in the fact, never read as a temperature', () => {
     const r = runShipped('thermal', {});
     expect(r.error).toBeUndefined();
