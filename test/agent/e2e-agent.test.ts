@@ -81,7 +81,10 @@ describe('goal-only jobs through the real daemon', () => {
     expect(plan).toMatchObject({ source: 'playbook', provider: 'playbook-planner', playbooks: ['disk_full'] });
     expect(plan!.retrieved!.map((r) => r.name)).toContain('capture_df');
     expect(plan!.steps.map((s) => s.tool)).toEqual(['capture_df', 'journal_window', null]);
-    expect(result.outcome).toBe('answered');
+    // a machine without a journal (this one may be) cannot give the journal part: absent, never "empty"
+    const noJournal = of(events, 'tool_failed').find((e) => e.step === 'journal_window');
+    if (noJournal) expect(noJournal.cause?.id).toMatch(/^(no_journal|no_journalctl|journal_not_readable|journal_only_own)$/);
+    expect(result.outcome).toBe(noJournal ? 'partial' : 'answered');
     expect(result.answer).toMatch(/full/);
   }, 60_000);
 

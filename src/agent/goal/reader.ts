@@ -30,8 +30,8 @@ export interface ReaderPlaybook {
   readonly id: string;
   readonly description: string;
   readonly intent: readonly string[];
-  readonly steps: readonly { tool: string }[];
-  readonly slots?: Readonly<Record<string, { extractor: string }>>;
+  readonly steps: readonly { tool: string; args?: Readonly<Record<string, unknown>> }[];
+  readonly slots?: Readonly<Record<string, { extractor: string; required?: boolean }>>;
 }
 
 export interface PartMatch {
@@ -127,9 +127,12 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   const spoken = new Set<string>();
   for (const t of texts) for (const term of analyse(t)) spoken.add(term);
   // a tool's own words, and (as its description's tail) the intent phrases of the playbooks that
-  // run it: "health check" then finds the tools a health check runs (document expansion)
+  // run it: "health check" then finds the tools a health check runs (document expansion). A later
+  // step that reads the thing the playbook requires (a service's processes and sockets after its
+  // unit's state) is about that thing, not about the playbook's words: "which services failed" is
+  // not a question for what listens
   const intents = new Map<string, string[]>();
-  for (const p of playbooks) for (const st of new Set(p.steps.map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
+  for (const p of playbooks) for (const st of new Set(p.steps.filter((x, i) => i === 0 || !readsRequired(p, x)).map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
   // a tool's words and the intents and description of the focused playbooks (at most two tools)
   // that run it: a general check-up's words ("healthy") say nothing of each tool it runs, and a
   // tool most playbooks run (the journal) is not about what each of them is about
@@ -234,4 +237,10 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   if (cache.size >= 8) cache.delete(cache.keys().next().value!);
   cache.set(key, reader);
   return reader;
+}
+
+/** Whether a playbook's step takes one of the playbook's required slots as an argument. */
+function readsRequired(p: ReaderPlaybook, step: ReaderPlaybook['steps'][number]): boolean {
+  const required = Object.entries(p.slots ?? {}).filter(([, sl]) => sl.required).map(([name]) => `{${name}}`);
+  return Object.values(step.args ?? {}).some((v) => typeof v === 'string' && required.includes(v));
 }
