@@ -35,17 +35,22 @@ export function folderSizesSentence(f: Fact): string {
   const under = str(f.path) !== null ? quote(f.path) : 'the folder';
   const mount = str(f.mount) !== null ? quote(f.mount) : null;
   const largest = list(f.largest).map(obj).filter((x): x is Fact => x !== null && str(x.path) !== null && int(x.bytes) !== null);
-  let s: string;
   const total = int(f.total_bytes);
-  if (largest.length === 0) {
-    s = total !== null && f.complete !== false ? `${under} holds ${humanBytes(total)} and no folder: the space is in its own files.` : `No folder under ${under} could be measured.`;
+  const stopped = f.complete === false;
+  const phrase = (x: Fact, of: string | null) => `${quote(x.path)} (${sizeShare(x.bytes as number, num(x.share_percent), of)})`;
+  const [first, ...rest] = largest.slice(0, SHOWN);
+  let s: string;
+  if (stopped) {
+    // a du the time limit stopped finished only some folders: what it finished is not "most of the space"
+    s = `du stopped after ${int(f.seconds) ?? '?'} s before it measured all of ${under}`;
+    s += first ? `: of the folders it finished, the biggest are ${[phrase(first, null), ...rest.map((x) => phrase(x, null))].join(', ')}.` : ', and finished no folder.';
+  } else if (!first) {
+    s = total !== null ? `${under} holds ${humanBytes(total)} and no folder: the space is in its own files.` : `No folder under ${under} could be measured.`;
   } else {
-    const [first, ...rest] = largest.slice(0, SHOWN);
-    s = `Most of the space under ${under} is in ${quote(first!.path)} (${sizeShare(first!.bytes as number, num(first!.share_percent), mount ?? 'the filesystem')})`;
-    if (rest.length) s += `, then ${rest.map((x) => `${quote(x.path)} (${sizeShare(x.bytes as number, num(x.share_percent), null)})`).join(' and ')}`;
+    s = `Most of the space under ${under} is in ${phrase(first, mount ?? 'the filesystem')}`;
+    if (rest.length) s += `, then ${rest.map((x) => phrase(x, null)).join(' and ')}`;
     s += total !== null ? `; ${under} holds ${humanBytes(total)} in all.` : '.';
   }
-  if (f.complete === false) s += ` du stopped after ${int(f.seconds) ?? '?'} s, so only the folders it finished are listed.`;
   return s + unreadableNote(int(f.unreadable_count), list(f.unreadable), 'folder');
 }
 
