@@ -27,13 +27,13 @@ export interface MenuItem { tool: string; why: string[] }
 /** What the model call needs of the session. */
 export interface MenuContext { registry: Registry; step: StepContext; held: Map<string, HeldFact>; missing: Map<string, string> }
 
-/** The plan@1 schema narrowed to a menu: a list of calls, each a menu tool with no arguments, each at most once. */
+/** The plan@1 schema narrowed to a menu: a list of one call or more, each a menu tool with no arguments, each at most once. */
 export function menuSchema(tools: readonly string[]): SchemaHandle {
   const sorted = [...tools].sort();
   return compileSchema({
     $schema: 'http://json-schema.org/draft-07/schema#',
     type: 'array',
-    minItems: 0,
+    minItems: 1,
     maxItems: sorted.length,
     items: { anyOf: sorted.map((t) => ({ type: 'object', additionalProperties: false, required: ['name', 'arguments'], properties: { name: { const: t }, arguments: { type: 'object', additionalProperties: false, properties: {} } } })) },
   }, `plan@1[followups:${sorted.join(',')}]`);
@@ -46,7 +46,7 @@ export function menuText(goal: string, looked: readonly string[], menu: readonly
     `Already looked at: ${looked.join(', ')}.`,
     'To look further, these checks are offered (each with why):',
     ...menu.map((m) => `- ${m.tool}: ${m.why.join('; ')}`),
-    'Reply with a JSON list of the checks that help answer the goal, as [{"name": CHECK, "arguments": {}}]; [] for none.',
+    'Reply with a JSON list of the checks that help answer the goal (at least one), as [{"name": CHECK, "arguments": {}}].',
   ].join('\n');
 }
 

@@ -15,7 +15,8 @@ import type { Playbook } from './playbooks.js';
 /** The answer's notes about follow-ups; `words` names a tool's check in words, as the answer's other notes do. */
 export function followupNotes(events: readonly LedgerEvent[], held: ReadonlySet<string>, playbooks: readonly Playbook[], words: (tool: string, args: Record<string, unknown>) => string): string[] {
   const notes: string[] = [];
-  const failure = (step: string) => [...events].reverse().find((e) => 'step' in e && (e as { step: string }).step === step && 'error' in e);
+  // the failure that says what went wrong (the tool's), before the step's own give-up
+  const failure = (step: string) => [...events].reverse().filter((e) => 'step' in e && (e as { step: string }).step === step && 'error' in e).sort((a, b) => Number(a.type === 'step_failed') - Number(b.type === 'step_failed'))[0];
   for (const e of events) {
     if (e.type !== 'plan_extended') continue;
     for (const s of e.steps) {

@@ -60,6 +60,8 @@ interface PartView {
   index: number | null;
   planned: string[];
   steps: string[];
+  /** the steps each round of follow-ups added to it (index 0: round 1) */
+  rounds: string[][];
   playbooks: string[];
   byModel: boolean;
 }
@@ -71,17 +73,19 @@ interface Candidate { tool: string; args: Record<string, unknown>; why: string; 
 export function partViews(events: readonly LedgerEvent[]): PartView[] {
   const created = [...events].reverse().find((e): e is Created => e.type === 'plan_created');
   if (!created) return [];
-  const added = (part: number | null) => events.flatMap((e) => (e.type === 'plan_extended' && e.part === part ? e.steps.map((s) => s.step) : []));
+  const extended = events.filter((e): e is Extract<LedgerEvent, { type: 'plan_extended' }> => e.type === 'plan_extended');
+  const added = (part: number | null) => extended.flatMap((e) => (e.part === part ? e.steps.map((s) => s.step) : []));
+  const rounds = (part: number | null) => [1, 2].map((r) => extended.flatMap((e) => (e.part === part && e.round === r ? e.steps.map((s) => s.step) : [])));
   const byModel = created.source === 'model';
   if (!created.parts?.length) {
     const planned = created.steps.filter((s) => s.tool !== null).map((s) => s.step);
-    return [{ index: null, planned, steps: [...planned, ...added(null)], playbooks: created.playbooks ?? [], byModel }];
+    return [{ index: null, planned, steps: [...planned, ...added(null)], rounds: rounds(null), playbooks: created.playbooks ?? [], byModel }];
   }
   const views: PartView[] = [];
   created.parts.forEach((p, i) => {
     const rec = p as typeof p & { act?: unknown; ask?: { kind?: string }; source?: string };
     if (rec.unchecked || rec.act || (rec.ask?.kind && NOT_LOOKED_INTO.has(rec.ask.kind))) return;
-    views.push({ index: i, planned: p.steps, steps: [...p.steps, ...added(i)], playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
+    views.push({ index: i, planned: p.steps, steps: [...p.steps, ...added(i)], rounds: rounds(i), playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
   });
   return views;
 }
@@ -93,8 +97,13 @@ function stepsByTool(part: PartView, plan: readonly PlanStepEv[]): Map<string, s
   return out;
 }
 
-/** The playbooks that served a part: matched for it (any, when none was recorded) and every step of theirs planned. */
+/**
+ * The playbooks that served a part: matched for it and every step of theirs planned. A plan reused
+ * from the trajectory cache records no match, so any playbook whose steps it holds served it; a
+ * part a model planned was served by none (its menu is every playbook's, for the model to pick).
+ */
 function servedBy(part: PartView, plan: readonly PlanStepEv[], playbooks: readonly Playbook[]): Playbook[] {
+  if (part.byModel) return [];
   const tools = new Set(plan.filter((s) => part.planned.includes(s.step)).map((s) => s.tool));
   const pool = part.playbooks.length ? playbooks.filter((p) => part.playbooks.includes(p.id)) : playbooks;
   return pool.filter((p) => p.followups && p.steps.every((s) => tools.has(s.tool)));
@@ -145,10 +154,13 @@ export async function decideFollowups(fc: FollowupContext, ledger: Ledger, plan:
     if (room <= 0) break;
     const tools = stepsByTool(part, plan);
     const served = servedBy(part, plan, fc.playbooks);
-    // a part no playbook served, planned by a model: every playbook's rule its facts can answer
+    // a part no playbook served, planned by a model: a menu of every playbook's rules its facts can
+    // answer, each offered once — in round 1 those on the planned steps' facts, then those on the
+    // facts the last round added (a rule the model passed over is not offered again)
+    const fresh = new Set(round === 1 ? part.planned : part.rounds[round - 2] ?? []);
     const rules = served.length
       ? served.flatMap((p) => p.followups!)
-      : part.byModel ? fc.playbooks.flatMap((p) => (p.followups ?? []).filter((r) => toolsRead(r).every((t) => tools.has(t)))) : [];
+      : part.byModel ? fc.playbooks.flatMap((p) => (p.followups ?? []).filter((r) => toolsRead(r).every((t) => tools.has(t)) && toolsRead(r).some((t) => fresh.has(tools.get(t)!)))) : [];
     const found = new Map<string, Candidate[]>();
     for (const rule of rules) {
       const c = evaluate(rule, tools, fc.held, fc.registry);
