@@ -29,6 +29,7 @@ import { loadPlaybooks } from '../../agent/playbooks.js';
 import { folderSource } from '../../registry/load.js';
 import { AGENT_DEFAULTS } from '../../agent/settings.js';
 import type { EvalGoal } from './file.js';
+import { readCause, type CauseRead } from './cause.js';
 
 export interface PlannedStep {
   tool: string;
@@ -54,6 +55,8 @@ export interface GoalRun {
   approval: { tool: string; args: Record<string, unknown> } | null;
   /** wall time of the plan-only session */
   plan_ms: number;
+  /** a goal that asks why, run whole: what its second look read (cause.ts) */
+  cause?: CauseRead;
 }
 
 /** The plan's parts as the agent recorded them (plan_created.parts), if it records them. */
@@ -101,8 +104,9 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
     id: g.id, planned: !!created, source: created?.source ?? null, playbooks: created?.playbooks ?? [], steps, retrieved,
     outcome: null, answer: null, approval: null, plan_ms,
   };
-  // the words a user reads: a goal with no plan declines; a destructive plan must wait for a person
-  if (!created || steps.some((s) => s.destructive)) {
+  // the words a user reads: a goal with no plan declines; a destructive plan must wait for a person; a why is answered
+  const why = g.parts.some((p) => p.why) || readCause(events).asksWhy;
+  if (!created || steps.some((s) => s.destructive) || why) {
     const whole = session(rt, root, g.goal, false);
     const r = await whole.run();
     const all = readLedger(whole.dir);
@@ -111,6 +115,7 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
     out.outcome = sent?.outcome ?? r.outcome;
     out.answer = sent?.text ?? r.answer;
     if (asked?.tool) out.approval = { tool: asked.tool, args: asked.args ?? {} };
+    if (why) out.cause = readCause(all);
   }
   return out;
 }
