@@ -27,7 +27,6 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { Extension, PlanStepEv } from '../runtime/planner.js';
-import type { StepContext } from '../runtime/step.js';
 import { BREAKERS } from '../runtime/settings.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
@@ -35,20 +34,13 @@ import type { ToolManifest } from '../registry/manifest.js';
 import { conditions, holds, splitRef, toolsRead, valuesAt, type Followup } from './followup-rules.js';
 import { pickByModel } from './followup-model.js';
 import type { Playbook } from './playbooks.js';
-import { ANSWER_STEP, callKey } from './planning.js';
+import { ANSWER_STEP, callKey, type PlanningContext } from './planning.js';
 
 type Created = Extract<LedgerEvent, { type: 'plan_created' }>;
 type Because = Extension['because'][number];
 
-/** What deciding follow-ups needs of the session. */
-export interface FollowupContext {
-  registry: Registry;
-  playbooks: readonly Playbook[];
-  goal: string;
-  step: StepContext;
-  held: Map<string, HeldFact>;
-  missing: Map<string, string>;
-}
+/** What deciding follow-ups needs of the session: what planning it needs, less how to plan. */
+export type FollowupContext = Pick<PlanningContext, 'registry' | 'playbooks' | 'goal' | 'step' | 'held' | 'missing'>;
 
 /** Rounds of follow-ups before the answer: a second look, and one more from what it found. */
 export const FOLLOWUP_ROUNDS = 2;
@@ -174,7 +166,10 @@ export async function decideFollowups(fc: FollowupContext, ledger: Ledger, plan:
     let source: Extension['source'] = 'playbook';
     let provider: string | null = null;
     if (!served.length) {
-      const menu = [...new Map([...found.values()].map((cs) => [cs[0]!.tool, cs.map((c) => c.why)])).entries()].map(([tool, why]) => ({ tool, why: [...new Set(why)] }));
+      // the menu is by tool (the model names a tool; code fills each call of it): every reason it is offered for
+      const whys = new Map<string, Set<string>>();
+      for (const c of [...found.values()].flat()) whys.set(c.tool, (whys.get(c.tool) ?? new Set()).add(c.why));
+      const menu = [...whys].map(([tool, why]) => ({ tool, why: [...why] }));
       const looked = [...tools.keys()];
       const step = `@followups.${round}${part.index === null ? '' : `.${part.index + 1}`}`;
       const choice = await pickByModel({ registry: fc.registry, step: fc.step, held: fc.held, missing: fc.missing }, step, fc.goal, looked, menu);
