@@ -65,6 +65,20 @@ describe('the loop and its follow-ups', () => {
     expect((await replaySession(rt, id)).identical).toBe(true);
   }, 60_000);
 
+  it('a session stopped just after a round was recorded resumes from the ledger: the added steps run, the next round follows, nothing is added twice', async () => {
+    const id = newSession(rt, parseJob({ job: 'job@1', budget_class: 'attended', goal: 'quux chain please' }));
+    const stop = new AbortController();
+    const first = await rt.runSession(id, { signal: stop.signal, onEvent: (e) => { if (e.type === 'plan_extended') stop.abort(); } });
+    expect(first.outcome).toBe('interrupted');
+    expect(of(readLedger(rt.sessionDir(id)), 'plan_extended')).toHaveLength(1);
+    await rt.runSession(id);
+    const events = readLedger(rt.sessionDir(id));
+    expect(of(events, 'resumed')).toHaveLength(1);
+    expect(of(events, 'plan_extended').map((e) => [e.round, e.steps.map((s) => s.step)])).toEqual([[1, ['pressure', 'broken_probe']], [2, ['top_memory']]]);
+    expect(of(events, 'fact_added').filter((f) => f.step === 'pressure')).toHaveLength(1);
+    expect(of(events, 'answer_sent')[0]!.outcome).toBe('answered');
+      }, 60_000);
+
   it('an operator\'s plan runs as written: never extended', async () => {
     const { events } = await run({
       goal: 'quux chain please',
