@@ -26,7 +26,7 @@ import type { LedgerEvent } from '../ledger/events.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
 import type { HeldFact } from '../runtime/fold.js';
-import type { Extension, PlanStepEv } from '../runtime/planner.js';
+import type { Planner, PlanStepEv } from '../runtime/planner.js';
 import { BREAKERS } from '../runtime/settings.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
@@ -37,6 +37,8 @@ import type { Playbook } from './playbooks.js';
 import { ANSWER_STEP, callKey, type PlanningContext } from './planning.js';
 
 type Created = Extract<LedgerEvent, { type: 'plan_created' }>;
+/** Follow-ups for one part of the goal, as the loop records them (plan_extended without its round). */
+type Extension = Awaited<ReturnType<NonNullable<Planner['followups']>>>[number];
 type Because = Extension['because'][number];
 
 /** What deciding follow-ups needs of the session: what planning it needs, less how to plan. */

@@ -28,8 +28,8 @@ export interface SessionState {
   planSource: NonNullable<EventOf<'plan_created'>['source']> | null;
   /** a replan happened (the loop replans at most once) */
   replanned: boolean;
-  /** steps follow-ups added (plan_extended), and the last round of them (0: none) */
-  followups: Set<string>; rounds: number;
+  /** the steps follow-ups added (plan_extended) */
+  followups: Set<string>;
   /** committed facts by step (one per step at most) */
   facts: Map<string, HeldFact>;
   /** steps that gave up, with the reason named in the answer */
@@ -45,7 +45,7 @@ export interface SessionState {
 /** Fold events into the state a resumed loop needs. */
 export function foldSession(events: readonly LedgerEvent[]): SessionState {
   const s: SessionState = {
-    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false, plan: null, planSource: null, replanned: false, followups: new Set(), rounds: 0,
+    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false, plan: null, planSource: null, replanned: false, followups: new Set(),
     facts: new Map(), missing: new Map(), answered: null, stopped: null,
     spent: { wall_ms: 0, model_calls: 0, cpu_ms: 0 }, lastSeq: -1,
   };
@@ -62,7 +62,7 @@ export function foldSession(events: readonly LedgerEvent[]): SessionState {
         if (e.replan) s.replanned = true;
         break;
       case 'plan_extended':
-        s.plan = extendPlan(s.plan ?? [], e.steps); s.rounds = e.round;
+        s.plan = extendPlan(s.plan ?? [], e.steps);
         for (const st of e.steps) s.followups.add(st.step);
         break;
       case 'tool_output': s.spent.wall_ms += e.duration_ms; break;

@@ -215,9 +215,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let plan: PlanStepEv[] = state.plan ?? [];
   let source = state.planSource;
   let replanned = state.replanned;
-  // steps follow-ups added look further: their failure is said, never replanned around
-  const followups = new Set(state.followups), asked = new Set<number>();
-  let rounds = state.rounds;
+  const asked = new Set<number>(); // rounds of follow-ups asked for in this run
   if (!state.planned && stopped) {
     // a goal-only session closed before it was planned: planning is what did not run
     if (!missing.has('@plan')) {
@@ -247,7 +245,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   }
   if (d.planOnly) return { interrupted: true, budget, plan };
   // a run that stopped between a failed step and its replan (a crash) replans on resume
-  const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step) && !followups.has(p.step));
+  const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step) && !state.followups.has(p.step));
   if (failedAt >= 0 && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
     replanned = true;
     const r = await d.planner.replan(d, ctx, ledger, plan, failedAt, held, missing);
@@ -259,18 +257,12 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     if (held.has(s.step) || missing.has(s.step)) continue;
     if (d.signal.aborted) return { interrupted: true, budget, plan };
     // LOOK FURTHER: before the answer, the follow-ups the facts call for, one round at a time
-    if (i === plan.length - 1 && s.tool === null && !stopped && source !== 'operator' && !asked.has(rounds)) {
-      asked.add(rounds);
-      const added = await d.planner.followups?.(d, ctx, ledger, plan, rounds + 1, held, missing) ?? [];
-      for (const x of added) ledger.append({ type: 'plan_extended', round: rounds + 1, ...x });
-      if (added.length > 0) {
-        ledger.commit();
-        plan = extendPlan(plan, added.flatMap((x) => x.steps));
-        added.forEach((x) => x.steps.forEach((st) => followups.add(st.step)));
-        rounds++;
-        i--;
-        continue;
-      }
+    const round = i === plan.length - 1 ? 1 + ledger.all.reduce((n, e) => (e.type === 'plan_extended' ? Math.max(n, e.round) : n), 0) : 0;
+    if (round > 0 && s.tool === null && !stopped && source !== 'operator' && !asked.has(round)) {
+      asked.add(round);
+      const added = (await d.planner.followups?.(d, ctx, ledger, plan, round, held, missing)) ?? [];
+      for (const x of added) ledger.append({ type: 'plan_extended', round, ...x });
+      if (added.length > 0) { ledger.commit(); plan = extendPlan(plan, added.flatMap((x) => x.steps)); i--; continue; }
     }
     const fail = (type: 'budget_exhausted' | 'breaker_tripped', error: string, extra: Record<string, unknown>) => {
       ledger.append({ type, step: s.step, provider: null, capability: s.capability, schema: s.schema, error, attempt: 0, ...extra } as Parameters<Ledger['append']>[0]);
@@ -327,7 +319,9 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
     // (a person's denial is not a failure to plan around: the plan goes on without the step)
     const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
-    if (!out.ok && s.tool && !denied && !followups.has(s.step) && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    // a follow-up looks further: its failure is said in the answer, never replanned around
+    const looking = ledger.all.some((e) => e.type === 'plan_extended' && e.steps.some((x) => x.step === s.step));
+    if (!out.ok && s.tool && !denied && !looking && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
       const r = await d.planner.replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;

@@ -21,8 +21,6 @@ import type { StepContext } from './step.js';
 export type PlanStepEv = EventOf<'plan_created'>['steps'][number];
 /** Who made a plan (plan_created.source). */
 export type PlanSource = NonNullable<EventOf<'plan_created'>['source']>;
-/** Follow-ups for one part of the goal, as the loop records them (plan_extended without its round). */
-export type Extension = Omit<EventOf<'plan_extended'>, 'seq' | 't' | 'session_id' | 'type' | 'round'>;
 /** The trajectory cache's entry for a goal, as the policy snapshot records it. */
 export type CacheHit = NonNullable<EventOf<'policy_snapshot'>['plan_cache']>;
 
@@ -54,7 +52,7 @@ export interface Planner {
    */
   explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean, registry: Registry): { decline: string | null; notes: string[]; unanswered: boolean };
   /** Follow-ups (issue 31): the read-only steps round `round` adds, per part of the goal, from the facts committed (the loop records and runs them). */
-  followups?(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: readonly PlanStepEv[], round: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<Extension[]>;
+  followups?(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: readonly PlanStepEv[], round: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<Omit<EventOf<'plan_extended'>, 'seq' | 't' | 'session_id' | 'type' | 'round'>[]>;
   /** One replan after step `i` failed, from text-free input only; `loop` names a call proposed again after it failed. */
   replan(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan?: PlanStepEv[]; loop?: string }>;
 }
