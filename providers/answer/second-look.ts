@@ -47,7 +47,9 @@ export function folderSizesSentence(f: Fact): string {
   } else if (!first) {
     s = total !== null ? `${under} holds ${humanBytes(total)} and no folder: the space is in its own files.` : `No folder under ${under} could be measured.`;
   } else {
-    s = `Most of the space under ${under} is in ${phrase(first, mount ?? 'the filesystem')}`;
+    // "most" only where it is true: the biggest folder holds more than half of what was measured
+    const most = total !== null && (first.bytes as number) * 2 > total;
+    s = `${most ? 'Most of the space under' : 'The biggest folder under'} ${under} is ${most ? 'in ' : ''}${phrase(first, mount ?? 'the filesystem')}`;
     if (rest.length) s += `, then ${rest.map((x) => phrase(x, null)).join(' and ')}`;
     s += total !== null ? `; ${under} holds ${humanBytes(total)} in all.` : '.';
   }

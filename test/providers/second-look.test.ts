@@ -53,6 +53,14 @@ describe('what the second look says', () => {
     );
   });
 
+  it('a biggest folder holding half of what was measured or less is "the biggest folder", never "most of the space"', () => {
+    const f = golden('folder_sizes', 'tmpfs-88-percent-full');
+    const s = say('folder_sizes@1', { ...f, total_bytes: 2 * 33554432 });
+    expect(s).not.toMatch(/Most of the space/);
+    expect(s).toMatch(/^The biggest folder under "\/tmp\/fu\/M" is "\/tmp\/fu\/M\/videos\/holiday" \(32\.0 MiB, 50 % of "\/tmp\/fu\/M"\), then /);
+    expect(s).toContain('"/tmp/fu/M" holds 64.0 MiB in all.');
+  });
+
   it('a du stopped by its time limit never calls what it finished "most of the space", and names what it could not read', () => {
     const s = say('folder_sizes@1', golden('folder_sizes', 'root-stopped-with-unreadable'));
     expect(s).not.toMatch(/Most of the space/);
