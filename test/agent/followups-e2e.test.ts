@@ -15,7 +15,8 @@
  * (the tool runner is handed in) in another, and are replayed in-process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
@@ -199,6 +200,25 @@ describe('a "why" goal looks further, from what the first look found', () => {
     expect(a.answer).toMatch(/There is no default route\./);
     expect(a.answer).toMatch(systemdRuns ? /"NetworkManager(\.service)?"/ : /This machine does not run systemd, so the state of "NetworkManager" cannot be read\./);
   }, 120_000);
+
+  it('a folder asked about: the second look measures what it holds, its biggest folders by size, beyond the folder\'s own 4 KiB; a file gets none', async () => {
+    // du runs as the sandbox's unprivileged user: the temporary root (mode 700) is opened to it, as a root made by pico init is
+    chmodSync(cliRoot, 0o755);
+    const dir = join(cliRoot, 'examples', 'data', 'camera');
+    mkdirSync(join(dir, 'raw', '2024'), { recursive: true });
+    mkdirSync(join(dir, 'edits'));
+    writeFileSync(join(dir, 'raw', '2024', 'dsc0001.nef'), randomBytes(6 * 1024 * 1024));
+    writeFileSync(join(dir, 'edits', 'dsc0001.jpg'), randomBytes(2 * 1024 * 1024));
+    writeFileSync(join(dir, 'index.txt'), 'camera roll\n');
+    const a = await askCli(`How big is ${dir}?`);
+    expect(a.extended).toHaveLength(1);
+    expect(a.extended[0]).toMatchObject({ round: 1, source: 'playbook', steps: [expect.objectContaining({ tool: 'du_top', args: { path: dir, depth: 1 } })] });
+    expect(a.extended[0]!.because.map((b) => b.field)).toEqual(['file_stat.type']);
+    expect(a.answer).toMatch(new RegExp(`Most of the space under "${dir}" is in "${dir}/raw" \\(6\\.0 MiB, [^)]*\\), then "${dir}/edits" \\(2\\.0 MiB`));
+    const file = await askCli(`How big is ${join(dir, 'index.txt')}?`);
+    expect(file.extended).toEqual([]);
+    expect(file.answer).toContain('12 bytes');
+  }, 60_000);
 
   it('pico replay --all over the live sessions with follow-ups says identical for every one; the recorded ones replay identical too', async () => {
     const live = readBackAll(cliRoot);
