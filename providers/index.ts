@@ -19,6 +19,11 @@ import { aptUpgradableProvider } from './apt-upgradable/index.js';
 import { pruneResultProvider } from './prune-result/index.js';
 import { logLinesProvider } from './log-lines/index.js';
 import { processesProvider } from './processes/index.js';
+import { spaceProvider } from './space/index.js';
+import { unitLogProvider } from './unit-log/index.js';
+import { pressureProvider } from './pressure/index.js';
+import { topMemoryProvider } from './top-memory/index.js';
+import { throttlingProvider } from './throttling/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
@@ -35,4 +40,9 @@ export const codeProviders: Record<string, CodeProvider> = {
   'prune-result': pruneResultProvider,
   'log-lines': logLinesProvider,
   processes: processesProvider,
+  space: spaceProvider,
+  'unit-log': unitLogProvider,
+  pressure: pressureProvider,
+  'top-memory': topMemoryProvider,
+  throttling: throttlingProvider,
 };

@@ -146,6 +146,12 @@ export const eventSchemas = {
     /** source cache: the session whose answered plan is reused, and the cache key it matched */
     cache: z.strictObject({ entry: z.string(), key: z.string() }).optional(),
   }),
+  /** follow-ups (issue 31): read-only steps added before the answer after a round's facts; `because` names the fact (step, seq, field) behind each step it `adds` */
+  plan_extended: z.strictObject({
+    ...base, type: z.literal('plan_extended'), round: z.number().int().min(1), steps: z.array(planStepSchema).min(1),
+    because: z.array(z.strictObject({ step: z.string(), seq: z.number().int().nonnegative(), field: z.string(), why: z.string(), adds: z.string() })).min(1),
+    source: z.enum(['playbook', 'model']), provider: z.string().nullable(), part: z.number().int().nonnegative().nullable(),
+  }),
   /** a cached plan's first step gave up: the entry is not reused (memory derives that), and the goal is planned afresh */
   cache_dropped: z.strictObject({
     ...base, type: z.literal('cache_dropped'),

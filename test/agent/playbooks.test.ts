@@ -31,7 +31,7 @@ describe('the shipped playbooks', () => {
   it('all load against the shipped tools with no issue, one per family', () => {
     expect(loaded.issues).toEqual([]);
     expect(playbooks.map((p) => p.id).sort()).toEqual([
-      'audio_details', 'disk_full', 'failed_units', 'file_details', 'health_check', 'image_details', 'kernel_messages', 'listening', 'log_errors',
+      'audio_details', 'disk_full', 'failed_units', 'file_details', 'folder_size', 'health_check', 'image_details', 'journal_size', 'kernel_messages', 'listening', 'log_errors',
       'memory_pressure', 'network', 'oom_kills', 'overheating', 'prune_archive', 'read_log', 'service_status', 'since_boot', 'slow_load', 'updates',
     ]);
   });

@@ -59,6 +59,7 @@ export function renderGoalTable(e: GoalEval, o: { misses?: boolean } = {}): stri
     ['plans by source', counts(s.plans_by_source)],
     ['parts by source', counts(s.parts_by_source)],
     ['selections asked (parts, by kind)', counts(s.selections)],
+    ['why goals whose answer names a cause (this machine)', show(s.why_causes)],
     ['planning per goal p50 / p90 (measured)', `${s.p50_ms.toFixed(1)} / ${s.p90_ms.toFixed(1)} ms`],
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
@@ -74,6 +75,6 @@ export function renderGoalTable(e: GoalEval, o: { misses?: boolean } = {}): stri
 export function goalJson(e: GoalEval): Record<string, unknown> {
   return {
     file: e.file, digest: e.digest, ...e.score,
-    goals: e.runs.map((r, i) => ({ id: r.id, goal: e.goals[i]!.goal, kind: e.goals[i]!.kind, planned: r.planned, source: r.source, playbooks: r.playbooks, steps: r.steps, retrieved: r.retrieved, outcome: r.outcome, answer: r.answer, approval: r.approval, parts: r.parts, plan_ms: Math.round(r.plan_ms * 10) / 10 })),
+    goals: e.runs.map((r, i) => ({ id: r.id, goal: e.goals[i]!.goal, kind: e.goals[i]!.kind, planned: r.planned, source: r.source, playbooks: r.playbooks, steps: r.steps, retrieved: r.retrieved, outcome: r.outcome, answer: r.answer, approval: r.approval, ...(r.cause ? { cause: r.cause } : {}), parts: r.parts, plan_ms: Math.round(r.plan_ms * 10) / 10 })),
   };
 }

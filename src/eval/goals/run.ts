@@ -29,6 +29,7 @@ import { loadPlaybooks } from '../../agent/playbooks.js';
 import { folderSource } from '../../registry/load.js';
 import { AGENT_DEFAULTS } from '../../agent/settings.js';
 import type { EvalGoal } from './file.js';
+import { readCause, type CauseRead } from './cause.js';
 
 export interface PlannedStep {
   /** the step's id in the plan */
@@ -56,6 +57,8 @@ export interface GoalRun {
   approval: { tool: string; args: Record<string, unknown> } | null;
   /** wall time of the plan-only session */
   plan_ms: number;
+  /** a goal that asks why, run whole: what its second look read (cause.ts) */
+  cause?: CauseRead;
   /** the plan's parts as recorded (plan_created.parts): who planned each, what it asks of the facts, the act it requests */
   parts: RunPart[];
 }
@@ -121,8 +124,9 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
       ...(p.subject !== undefined ? { subject: p.subject } : {}), ...(p.matched ? { matched: p.matched } : {}),
     })),
   };
-  // the words a user reads: a goal with no plan declines; a destructive plan must wait for a person
-  if (!created || steps.some((s) => s.destructive)) {
+  // the words a user reads: a goal with no plan declines; a destructive plan must wait for a person; a why is answered
+  const why = g.parts.some((p) => p.why) || readCause(events).asksWhy;
+  if (!created || steps.some((s) => s.destructive) || why) {
     const whole = session(rt, root, g.goal, false);
     const r = await whole.run();
     const all = readLedger(whole.dir);
@@ -131,6 +135,7 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
     out.outcome = sent?.outcome ?? r.outcome;
     out.answer = sent?.text ?? r.answer;
     if (asked?.tool) out.approval = { tool: asked.tool, args: asked.args ?? {} };
+    if (why) out.cause = readCause(all);
   }
   return out;
 }

@@ -38,7 +38,7 @@ export const JARGON = /@\d|@plan|\bprovider\b|\bschemas?\b|capabilit|\bgguf\b|\b
 
 export interface Miss {
   id: string;
-  what: 'plan' | 'args' | 'recall' | 'decline' | 'plain' | 'gate' | 'unit' | 'act';
+  what: 'plan' | 'args' | 'recall' | 'decline' | 'plain' | 'gate' | 'unit' | 'act' | 'cause';
   detail: string;
 }
 
@@ -63,6 +63,8 @@ export interface GoalScore {
   units_from_quantities: Ratio;
   /** requests to change what no tool changes (goals and parts of answerable goals) that got no step */
   acts_declined: Ratio;
+  /** goals that ask why whose answer names a cause (a follow-up that found something) */
+  why_causes: Ratio;
   /** planning time per goal (the plan-only session), ms */
   p50_ms: number;
   p90_ms: number;
@@ -198,6 +200,13 @@ export function scoreGoals(goals: readonly EvalGoal[], runs: readonly GoalRun[])
       else misses.push({ id: g.id, what: 'gate', detail: r.approval ? `asked approval for ${r.approval.tool} ${JSON.stringify(r.approval.args)}, wanted ${want} ${JSON.stringify(wantArgs)}` : `no approval asked (${r.planned ? `plan ${r.steps.map((s) => s.tool).join(', ')}` : `no plan: ${(r.answer ?? '').slice(0, 120)}`})` });
     }
   });
+  let whys = 0, causes = 0;
+  runs.forEach((r) => {
+    if (!r.cause) return;
+    whys++;
+    if (r.cause.named) causes++;
+    else misses.push({ id: r.id, what: 'cause', detail: r.cause.rounds ? `looked further at ${r.cause.looked.join(', ')} and found nothing to name` : 'nothing called for a second look' });
+  });
   const ms = runs.map((r) => r.plan_ms);
   return {
     goals: goals.length,
@@ -205,7 +214,7 @@ export function scoreGoals(goals: readonly EvalGoal[], runs: readonly GoalRun[])
     full_plans: ratio(full, answerable), with_args: ratio(withArgs, answerable), parts_covered: ratio(covered, parts),
     declines: ratio(declined, refusable), plain_declines: ratio(plain, refusable), gated: ratio(gated, destructive),
     plans_by_source: plansBySource, parts_by_source: partsBySource, selections,
-    units_from_quantities: ratio(quantities, unitSteps), acts_declined: ratio(actsDeclined, acts),
+    units_from_quantities: ratio(quantities, unitSteps), acts_declined: ratio(actsDeclined, acts), why_causes: ratio(causes, whys),
     p50_ms: pct(ms, 50), p90_ms: pct(ms, 90), misses,
   };
 }
