@@ -22,6 +22,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   fleet: async () => (await import('./fleet.js')).benchFleet(),
   install: async () => (await import('./install.js')).benchInstall(),
   writes: async () => (await import('./writes.js')).benchWrites(),
+  followups: async () => (await import('./followups.js')).benchFollowups(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]
