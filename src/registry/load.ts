@@ -208,11 +208,7 @@ function jsonFiles(source: ManifestSource, dir: string, issues: ManifestIssue[])
   return out;
 }
 
-/**
- * One manifest's top-level object from a source, or undefined with its issues pushed: unreadable
- * (not UTF-8: the byte offset; a link; too big), not JSON, a key twice. Every folder's loader reads
- * through it, so a file means one thing whichever folder it is in.
- */
+/** One manifest's object, or undefined with its issues (not UTF-8, not JSON, …); every folder's loader reads through it. */
 export function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
   let text: string;
   try {
