@@ -91,7 +91,7 @@ class Worker {
       const { openRuntime } = await import('../root/runtime.js');
       // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
       const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
-      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true });
+      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true, watchManifests: true });
     } catch (err) {
       this.warmed(false);
       return this.fatal(err as Error);

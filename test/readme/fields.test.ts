@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { decisionSchema, settingsSchema as approvalSettingsSchema } from '../../src/approval/decisions.js';
 import { playbookSchema } from '../../src/agent/playbooks.js';
 import { policyFileSchema } from '../../src/counterfactual/policy-file.js';
-import { settingsSchema } from '../../src/daemon/settings-schema.js';
+import { settingsSchema } from '../../src/daemon/settings.js';
 import { frontMatterSchema } from '../../src/prompts/envelope.js';
 import { capabilityManifestSchema, providerManifestSchema, toolManifestSchema } from '../../src/registry/manifest.js';
 import { jobSchema } from '../../src/runtime/job.js';
