@@ -7,7 +7,7 @@
  * does not know is an error too (a typo would otherwise exclude nothing).
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import type { PolicyOverride } from '../runtime/policy.js';
 
 const KINDS = ['code', 'shell', 'gguf', 'http'] as const;

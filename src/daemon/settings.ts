@@ -19,7 +19,7 @@
  */
 import { join } from 'node:path';
 import { parseJsonQuiet, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 
 export const SETTINGS_FILE = 'settings.json';
 /** settings.json is a handful of fields: anything bigger is not one */
