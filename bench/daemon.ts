@@ -32,9 +32,9 @@
  *   - idle RSS: the daemon's resident memory idle before any job (a second
  *     daemon on a fresh root, once its first worker has gone and its idle
  *     collections are done; the host process alone: the worker is a process
- *     of its own), and once idle after the 200 (goal ≤ 50 MB, issue 24), each
- *     beside a bare node with the same flags measured in the same run, with
- *     the node flags the systemd unit uses. Idle after the jobs means
+ *     of its own), and once idle after the 200 (goal: ≤ a bare node with the
+ *     same flags + 10 MB, issue 33), each beside that bare node measured in
+ *     the same run, with the node flags the systemd unit uses. Idle after the jobs means
  *     the queue is empty, the session worker has exited (the bench sets
  *     --worker-idle-ms 2000 to get there quickly; the default is 15 s) and the
  *     daemon's idle collections after it are done; the
@@ -370,8 +370,10 @@ export async function benchDaemon(): Promise<BenchRow[]> {
       { group: 'daemon', name: 'time per job in the session worker', value: round1(median(perJobMs)), unit: 'ms', note: 'in the worker, from taking the job up to its answer: runtime, tools, fdatasyncs' },
       { group: 'daemon', name: 'CPU per job: the session worker', value: round1(median(workerCpuPerJob)), unit: 'ms', note: `the burst and its memory ingest, by /proc's CPU clock (10 ms ticks); median of ${ROUNDS} (${workerCpuPerJob.map(round1).join(', ')})` },
       { group: 'daemon', name: 'CPU per job: the daemon', value: round1(median(daemonCpuPerJob)), unit: 'ms', note: `intake, claims, hand-over, result.json; median of ${ROUNDS} (${daemonCpuPerJob.map(round1).join(', ')})` },
-      { group: 'daemon', name: 'idle RSS after READY, before any job', value: round1(rssAtReady.total), unit: 'MB', note: `goal <= 50; a daemon on a fresh root, its first worker gone and its idle collections done (the host process alone); a bare node with the same flags: ${round1(bareFlagsRss)} MB this run (+${round1(rssAtReady.total - bareFlagsRss)} MB, ratio ${(rssAtReady.total / bareFlagsRss).toFixed(2)})` },
-      { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= 50; node ${DAEMON_NODE_FLAGS.join(' ')}; +${round1(rss.total - bareFlagsRss)} MB beyond a bare node with the same flags (ratio ${(rss.total / bareFlagsRss).toFixed(2)}); ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
+      { group: 'daemon', name: 'idle RSS after READY, before any job', value: round1(rssAtReady.total), unit: 'MB', note: `goal <= a bare node with the same flags + 10 (${round1(bareFlagsRss + 10)} this run); a daemon on a fresh root, its first worker gone and its idle collections done (the host process alone)` },
+      { group: 'daemon', name: 'idle RSS before any job, beyond a bare node', value: round1(rssAtReady.total - bareFlagsRss), unit: 'MB', note: `goal <= 10; a bare node with the same flags: ${round1(bareFlagsRss)} MB this run` },
+      { group: 'daemon', name: 'idle RSS after the jobs', value: round1(rss.total), unit: 'MB', note: `goal <= a bare node with the same flags + 10 (${round1(bareFlagsRss + 10)} this run); node ${DAEMON_NODE_FLAGS.join(' ')}; ${workerLeft === 0 ? 'the session worker has exited' : 'THE SESSION WORKER STILL RUNS'}` },
+      { group: 'daemon', name: 'idle RSS after the jobs, beyond a bare node', value: round1(rss.total - bareFlagsRss), unit: 'MB', note: `goal <= 10 (issue 33: zod checks every job and settings file, so the goal is relative); a bare node with the same flags: ${round1(bareFlagsRss)} MB this run` },
       { group: 'daemon', name: 'idle RSS: anonymous (heap, native allocations)', value: round1(rss.anon), unit: 'MB' },
       { group: 'daemon', name: 'idle RSS: file-backed (node binary, addons)', value: round1(rss.file), unit: 'MB', note: 'shared with other processes' },
       { group: 'daemon', name: 'RSS of a bare `node` process', value: round1(bareNodeRssMb()), unit: 'MB', note: `the floor on this machine; with the daemon's flags: ${round1(bareFlagsRss)} MB` },
