@@ -21,6 +21,8 @@ export interface DaemonPaths {
   lock: string;
   /** pid and identity of the live session worker */
   worker: string;
+  /** the stamp of the last manifests a worker loaded and compiled (root/manifest-watch.ts) */
+  checked: string;
 }
 
 /** The daemon's paths under `root` (made absolute). */
@@ -37,6 +39,7 @@ export function daemonPaths(root: string): DaemonPaths {
     status: join(daemonDir, 'status.json'),
     lock: join(daemonDir, 'lock'),
     worker: join(daemonDir, 'worker'),
+    checked: join(daemonDir, 'manifests.checked'),
   };
 }
 

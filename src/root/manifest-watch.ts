@@ -13,9 +13,11 @@
  * the next job can reach it; during a burst the jobs already handed over may still run on the
  * set they were handed over under, as they could before. Without watching, every call looks.
  */
-import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { LoadedRoot } from '../registry/load.js';
+import { PACKAGE_DIR } from '../base/package.js';
+import { writeFileAtomicSync } from '../base/durable-file.js';
 
 /** The folders whose files make up the manifests a runtime loads, relative to the root. */
 export const MANIFEST_FOLDERS = ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'manifests/lexicon', 'prompts'];
@@ -41,6 +43,48 @@ export function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
   }
   for (const program of programs(root, loaded)) stamp(program.label, program.path);
   return parts.join('|');
+}
+
+/**
+ * What a set of manifests that loaded is known by: the fingerprint of the manifest folders
+ * (without the shell programs, which do not decide whether the set loads), under this build of
+ * the code that checks them (the package's version and its last build, dist/tsconfig.tsbuildinfo);
+ * null when the build cannot be told (running from sources). A session worker records it once a
+ * set loaded and compiled from the files themselves (writeCheckedStamp); a daemon that starts on
+ * the same stamp knows the set loads without waiting for a worker to check it again
+ * (daemon/startup.ts), and any change to a file, a folder or the build makes it unknown again.
+ */
+export function checkedStamp(root: string): string | null {
+  const build = statSync(join(PACKAGE_DIR, 'dist', 'tsconfig.tsbuildinfo'), { throwIfNoEntry: false });
+  if (!build) return null;
+  let version = 'unknown';
+  try {
+    version = String((JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as { version?: unknown }).version);
+  } catch {
+    // the build's time still tells builds apart
+  }
+  return `picoharness ${version}, build ${build.mtimeMs}:${build.size}, node ${process.versions.node}\n${manifestFingerprint(root)}\n`;
+}
+
+/** Record `stamp` (taken before the set was read) as a set that loaded; a failure only costs the next start its shortcut. */
+export function writeCheckedStamp(file: string, stamp: string): void {
+  try {
+    writeFileAtomicSync(file, stamp, false);
+  } catch {
+    // a full disk: the next daemon waits for its worker to check the manifests, as without a stamp
+  }
+}
+
+/** True when the manifests under `root` are the set `file` records as loaded, under this build. */
+export function knownToLoad(root: string, file: string): boolean {
+  let recorded: string;
+  try {
+    recorded = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  const now = checkedStamp(root);
+  return now !== null && recorded === now;
 }
 
 /** The files of the shell providers' commands (a "/" in an element that is no placeholder). */

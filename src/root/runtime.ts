@@ -100,6 +100,8 @@ export class Runtime {
   private unchecked: { snap: ManifestSnapshot; text: string } | null = null;
   /** the first load left its schemas to warm() */
   private deferred = false;
+  /** the files did not load and the last good set was loaded in their place */
+  private fellBack = false;
   private readonly machine = machineHash();
   /** a long-running runtime's watch on the manifest folders: refresh() looks only when it is due */
   private readonly watch: ManifestWatch | null;
@@ -153,6 +155,11 @@ export class Runtime {
   private warmed(): SessionPath {
     if (!this.path) throw new Error('the runtime was opened with deferWarm and not warmed: await runtime.warm() first (a bug in the caller)');
     return this.path;
+  }
+
+  /** The set in force was read from the manifest files themselves (not the last good set standing in for broken ones). */
+  get onTheFiles(): boolean {
+    return !this.fellBack;
   }
 
   get registry() {
@@ -243,6 +250,7 @@ export class Runtime {
       const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;
       if (!good) throw err;
       const loaded = await this.loadFrom(snapshotSource(good));
+      this.fellBack = true;
       this.log.error({ event: 'manifests_broken', err: (err as Error).message, last_good: lg.file },
         `manifests do not load; the last good set stays in force until they are fixed: ${(err as Error).message}`);
       return loaded;
