@@ -51,7 +51,8 @@ export function prepareIngest(db: Database.Database) {
     events = excluded.events, skipped = excluded.skipped, ingested_at = excluded.ingested_at, steps = excluded.steps`),
     episode: p(`SELECT id, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count
     FROM episode WHERE session = ?`),
-    newEpisode: p('INSERT INTO episode (session) VALUES (?)'),
+    newEpisode: p(`INSERT INTO episode (session, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count)
+    VALUES (@session, @goal, @budget_class, @outcome, @composition, @started_at, @ended_at, @fact_count, @failure_count, @gap_count)`),
     saveEpisode: p(`UPDATE episode SET goal = @goal, budget_class = @budget_class, outcome = @outcome,
     composition = @composition, started_at = @started_at, ended_at = @ended_at,
     fact_count = @fact_count, failure_count = @failure_count, gap_count = @gap_count WHERE id = @id`),
