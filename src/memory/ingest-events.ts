@@ -42,10 +42,12 @@ const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<str
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
   identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
+  /** the database holds nothing of this session yet (a bulk load): no episode row to look up */
+  unseen = false,
 ): void {
   const ledger = ledgerCitePath(session);
   // a session seen for the first time gets its episode row once, at the end, with everything in it
-  const known = s.episode.get(session) as EpisodeRow | undefined;
+  const known = unseen ? undefined : (s.episode.get(session) as EpisodeRow | undefined);
   const ep: EpisodeRow = known ?? {
     id: 0, goal: null, budget_class: null, outcome: null, composition: null, started_at: null, ended_at: null,
     fact_count: 0, failure_count: 0, gap_count: 0,
