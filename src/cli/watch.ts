@@ -49,8 +49,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pico watch: job ${id} was rejected: ${rej.problem}\n  fix: ${rej.fix}\n`);
       return 1;
     }
+    // an id the root does not know is the person's mistake, as it is for cancel and retry
     process.stderr.write(`pico watch: no job ${id} under ${paths.sessions} (not in the inbox, not claimed); check the id and --root\n`);
-    return 1;
+    return 2;
   }
   const stop = new AbortController();
   const onInt = (): void => stop.abort();

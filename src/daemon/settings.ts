@@ -86,12 +86,12 @@ export function loadSettings(root: string): { settings: DaemonSettings; file: st
   }
   const parsed = parseJsonQuiet(text);
   if ('problem' in parsed) {
-    throw new SettingsError(`${file}: ${parsed.problem}`, file, `correct the JSON in ${file} (the README's "Settings" section shows every field), or remove it to use the defaults`);
+    throw new SettingsError(`${file}: ${parsed.problem}`, file, `correct the JSON in ${file} (docs/operating.md, "Settings", shows every field), or remove it to use the defaults`);
   }
   const r = settingsSchema.safeParse(parsed.value);
   if (!r.success) {
     const problems = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top)'}: ${i.message}`).join('; ');
-    throw new SettingsError(`${file}: ${problems}`, file, `correct ${file} (the README's "Settings" section lists every field and its default), or remove it to use the defaults`);
+    throw new SettingsError(`${file}: ${problems}`, file, `correct ${file} (docs/operating.md, "Settings", lists every field and its default), or remove it to use the defaults`);
   }
   return { settings: r.data, file, present: true };
 }

@@ -30,7 +30,7 @@ describe('READY on manifests known to load', () => {
     expect(ready.manifests).toBe('known to load');
     expect(ready.worker_ms).toBe(0);
     // jobs handed over before the worker is ready wait for it
-    const { id } = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8'), root);
+    const { id } = await dropIntoInbox(readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json')), root);
     expect((await second.waitFor((l) => l.event === 'finished' && l.session === id, 60_000)).outcome).toBe('answered');
     await stopDaemon(second);
 
