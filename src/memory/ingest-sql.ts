@@ -46,6 +46,7 @@ export function prepareIngest(db: Database.Database) {
   return {
     ledger: p('SELECT bytes, next_seq, events, skipped, steps FROM ledger WHERE session = ?'),
     anyLedger: p('SELECT 1 FROM ledger LIMIT 1'),
+    countLedger: p('SELECT count(*) AS n FROM ledger'),
     saveLedger: p(`INSERT INTO ledger (session, path, bytes, next_seq, events, skipped, ingested_at, steps)
     VALUES (@session, @path, @bytes, @next_seq, @events, @skipped, @at, @steps)
     ON CONFLICT (session) DO UPDATE SET bytes = excluded.bytes, next_seq = excluded.next_seq,

@@ -78,18 +78,28 @@ export class Ingestor {
     // many sessions into an empty database (a first ingest, a rebuild): a bulk load, the
     // secondary indexes built once at the end instead of row by row (schema.ts dropIndexes)
     const bulk = names.length >= BULK_SESSIONS && this.s.anyLedger.get() === undefined;
-    if (bulk) this.db.transaction(() => dropIndexes(this.db))();
+    // immediate: the write lock first, so a schema read then write cannot meet another writer
+    if (bulk) this.db.transaction(() => dropIndexes(this.db)).immediate();
     try {
       // sessions in batches, all-or-nothing per batch (so never half a session): one
       // commit per batch keeps WAL page writes and FTS5 segment flushes few
+      // a bulk load skips looking up rows of its sessions only while every ledger row is its own:
+      // another process ingesting the same folder at once (the daemon's idle turn and a `pico
+      // recall`) makes it look them up again; the batch takes the write lock first (immediate),
+      // so nobody writes between that count and its own rows
+      let ours = 0;
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
-        this.db.transaction(() => {
-          for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), bulk));
-        })();
+        const run = this.db.transaction(() => {
+          const alone = bulk && (this.s.countLedger.get() as { n: number }).n === ours;
+          for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), alone));
+          if (alone) ours = (this.s.countLedger.get() as { n: number }).n;
+        });
+        if (bulk) run.immediate();
+        else run();
       }
     } finally {
-      if (bulk) this.db.transaction(() => restoreIndexes(this.db))();
+      if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
     }
     return out;
   }

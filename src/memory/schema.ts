@@ -152,7 +152,8 @@ export function storedVersion(db: Database.Database): number | null {
 
 /** The secondary indexes of the tables (each `CREATE INDEX` of the schema), by name. */
 const INDEX_SQL: ReadonlyMap<string, string> = new Map(
-  [...TABLES_SQL.matchAll(/CREATE INDEX (\w+) ON [^;]+;/g)].map((m) => [m[1]!, m[0]]),
+  // IF NOT EXISTS: two processes opening a database with one missing both restore it
+  [...TABLES_SQL.matchAll(/CREATE INDEX (\w+) ON [^;]+;/g)].map((m) => [m[1]!, m[0].replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS')]),
 );
 
 /**

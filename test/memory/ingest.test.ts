@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
 import { dropIndexes } from '../../src/memory/schema.js';
+import { initRoot } from '../../src/root/init.js';
+import { picoAsync } from '../daemon/spawn.js';
 import { appendRaw, dumpContent, escalatingSession, linesFrom, writeSession, useTempIndex } from './helpers.js';
 
 const ctx = useTempIndex();
@@ -207,6 +209,22 @@ describe('ingest', () => {
     expect(indexNames()).toEqual(indexes);
     expect(ctx.ix.ingestDir(ctx.t.sessions).events).toBe(0);
   });
+
+  it('two processes bulk-loading the same sessions into one empty database at once store each row once', async () => {
+    initRoot(ctx.t.root);
+    const gen = generateSessions(ctx.t.sessions, { sessions: 1500 });
+    ctx.ix.close();
+    const runs = await Promise.all([0, 1].map(() => picoAsync(['memory', 'ingest', '--root', ctx.t.root])));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    const together = dumpContent(ctx.ix.db);
+    expect(together.fact?.length).toBe(gen.facts);
+    ctx.ix.close();
+    for (const f of ['', '-wal', '-shm']) rmSync(ctx.t.db + f, { force: true });
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    expect(together).toEqual(dumpContent(ctx.ix.db));
+  }, 120_000);
 
   it('a bulk load that died with its indexes dropped gets them back on the next open', () => {
     generateSessions(ctx.t.sessions, { sessions: 5 });
