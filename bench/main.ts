@@ -21,6 +21,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   report: async () => (await import('./report.js')).benchReport(),
   fleet: async () => (await import('./fleet.js')).benchFleet(),
   install: async () => (await import('./install.js')).benchInstall(),
+  followups: async () => (await import('./followups.js')).benchFollowups(),
 };
 
 const USAGE = `npm run bench [-- --json] [-- --only GROUP[,GROUP]]

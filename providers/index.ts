@@ -17,6 +17,13 @@ import { systemdUnitsProvider } from './systemd-units/index.js';
 import { fileMetadataProvider } from './file-metadata/index.js';
 import { aptUpgradableProvider } from './apt-upgradable/index.js';
 import { pruneResultProvider } from './prune-result/index.js';
+import { logLinesProvider } from './log-lines/index.js';
+import { processesProvider } from './processes/index.js';
+import { spaceProvider } from './space/index.js';
+import { unitLogProvider } from './unit-log/index.js';
+import { pressureProvider } from './pressure/index.js';
+import { topMemoryProvider } from './top-memory/index.js';
+import { throttlingProvider } from './throttling/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
@@ -31,4 +38,11 @@ export const codeProviders: Record<string, CodeProvider> = {
   'file-metadata': fileMetadataProvider,
   'apt-upgradable': aptUpgradableProvider,
   'prune-result': pruneResultProvider,
+  'log-lines': logLinesProvider,
+  processes: processesProvider,
+  space: spaceProvider,
+  'unit-log': unitLogProvider,
+  pressure: pressureProvider,
+  'top-memory': topMemoryProvider,
+  throttling: throttlingProvider,
 };

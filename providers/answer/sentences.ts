@@ -6,6 +6,8 @@
 import { audioSentence, imageSentence } from './media.js';
 import { failedSentence, fileSentence, pruneSentence, unitSentence, upgradableSentence } from './services.js';
 import { loadSentence, memorySentence, networkSentence, thermalSentence } from './system.js';
+import { listeningSentence, logLinesSentence, processListSentence } from './reads.js';
+import { folderSizesSentence, journalDiskSentence, logFilesSentence, memoryHoldersSentence, pressureSentence, throttlingSentence, unitLogSentence } from './second-look.js';
 
 export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: string) => string> = {
   'memory_usage@1': memorySentence,
@@ -19,4 +21,14 @@ export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: str
   'image_properties@1': imageSentence,
   'audio_properties@1': audioSentence,
   'prune_result@1': pruneSentence,
+  'log_lines@1': logLinesSentence,
+  'process_list@1': processListSentence,
+  'listening_sockets@1': listeningSentence,
+  'folder_sizes@1': folderSizesSentence,
+  'journal_disk@1': journalDiskSentence,
+  'log_files@1': logFilesSentence,
+  'unit_log@1': unitLogSentence,
+  'pressure@1': pressureSentence,
+  'memory_holders@1': memoryHoldersSentence,
+  'throttling@1': throttlingSentence,
 };

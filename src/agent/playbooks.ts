@@ -20,6 +20,7 @@ import type { ManifestSource } from '../registry/load.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { rankTools, terms } from './index.js';
 import { EXTRACTORS } from './extractors.js';
+import { checkFollowups, followupSchema } from './followup-rules.js';
 
 const slotRef = /^\{([a-z][a-z0-9_]*)\}$/;
 
@@ -41,6 +42,8 @@ export const playbookSchema = z.strictObject({
     /** literal values, or "{slot}" for a slot's value */
     args: z.record(z.string(), z.unknown()).default({}),
   })).min(1).max(7),
+  /** the second look: read-only steps to add when the steps' facts call for them (followup-rules.ts) */
+  followups: z.array(followupSchema).min(1).max(8).optional(),
 });
 export type Playbook = z.infer<typeof playbookSchema>;
 
@@ -73,7 +76,7 @@ export function loadPlaybooks(source: ManifestSource, tools: ReadonlyMap<string,
     if (!parsed.success) {
       for (const i of parsed.error.issues) {
         const path = i.path.join('.');
-        if (i.code === 'unrecognized_keys') issue(path, `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`, 'remove or correct the key: playbook@1 knows manifest, id, description, intent, slots, steps');
+        if (i.code === 'unrecognized_keys') issue(path, `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`, 'remove or correct the key: playbook@1 knows manifest, id, description, intent, slots, steps, followups');
         else issue(path, i.message, 'see docs/manifests.md, "Playbooks", for the playbook@1 fields');
       }
       continue;
@@ -90,6 +93,7 @@ export function loadPlaybooks(source: ManifestSource, tools: ReadonlyMap<string,
         if (ref && !pb.slots[ref[1]!]) { ok = false; issue(`steps.${i}.args.${k}`, `slot "${ref[1]}" is not declared`, 'declare it under "slots" with an extractor'); }
       }
     });
+    for (const p of checkFollowups(pb.steps, pb.followups ?? [], tools)) { ok = false; issue(p.path, p.message, p.fix); }
     if (!ok) continue;
     out.documents[pb.id] = pb;
     out.playbooks.push(pb);

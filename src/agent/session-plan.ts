@@ -13,6 +13,7 @@
  */
 import type { EventOf } from '../ledger/events.js';
 import { FAILURE_KIND } from '../ledger/events.js';
+import { knownState } from './known-state.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
@@ -22,7 +23,10 @@ import { cachedSteps, type CacheHit } from './cache.js';
 import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
 import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
+import type { Registry } from '../registry/registry.js';
 import { explain } from './goal/explain.js';
+import { decideFollowups } from './followups.js';
+import { followupNotes } from './followup-notes.js';
 
 export { planSteps, type PlanStepEv };
 type PlanStepSource = EventOf<'plan_created'>['source'];
@@ -33,28 +37,39 @@ type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexic
 export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
   return {
     plannableTools, cacheHit, droppedUnplanned,
-    // a check is named by what it reads (its tool's description up to the first comma or
-    // bracket) and the values it was given, never by the tool's id
-    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => {
-      const t = registry.tools.get(tool);
-      if (!t) return tool;
-      // an argument the description names in backticks reads as its value ("the newest `keep` files" → "the newest 5 files")
-      let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
-      const given: string[] = [];
-      for (const [k, v] of Object.entries(args)) {
-        if (typeof v !== 'string' && typeof v !== 'number') continue;
-        if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
-        else given.push(String(v));
-      }
-      what = what.replace(/`/g, '').trim();
-      return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
-    }),
+    explain: (ledger, held, planned, registry) => {
+      const words = checkWords(registry);
+      const said = explain(ledger.all, held, planned, words);
+      return { ...said, notes: [...said.notes, ...followupNotes(ledger.all, held, playbooks, words)] };
+    },
     reuse: (hit, registry) => {
       const steps = cachedSteps(hit, registry);
       return steps ? withAnswer(steps) : null;
     },
     fresh: (d, ...rest) => planFresh({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
     replan: (d, ...rest) => replan({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
+    followups: (d, ctx, ledger, plan, round, held, missing) => decideFollowups({ registry: d.registry, playbooks, goal: d.job.goal, step: ctx, held, missing }, ledger, plan, round),
+  };
+}
+
+/**
+ * A check named by what it reads (its tool's description up to the first comma or bracket) and the
+ * values it was given, never by the tool's id.
+ */
+function checkWords(registry: Registry): (tool: string, args: Record<string, unknown>) => string {
+  return (tool, args) => {
+    const t = registry.tools.get(tool);
+    if (!t) return tool;
+    // an argument the description names in backticks reads as its value ("the newest `keep` files" → "the newest 5 files")
+    let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
+    const given: string[] = [];
+    for (const [k, v] of Object.entries(args)) {
+      if (typeof v !== 'string' && typeof v !== 'number') continue;
+      if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
+      else given.push(String(v));
+    }
+    what = what.replace(/`/g, '').trim();
+    return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
   };
 }
 
@@ -108,6 +123,7 @@ export async function planFresh(
 export async function replan(
   d: PlanDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
+  if (knownState(ledger.all, plan, i)) return {}; // the machine as it is: the plan's other reads still run
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
   const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';

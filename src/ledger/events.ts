@@ -29,6 +29,9 @@ const base = {
   session_id: z.string().min(1),
 };
 
+/** Why a tool read nothing, in the tool manifest's plain words (seam §7): absent, unreadable and empty are different causes. */
+const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
+
 /** Fields every failure event carries (design §2). */
 const failure = {
   ...base,
@@ -57,6 +60,10 @@ export const measurementSchema = z.strictObject({
   window: z.strictObject({ last_n: z.number().int().positive(), since: z.string() }).optional(),
 });
 export type Measurement = z.infer<typeof measurementSchema>;
+
+/** What a part of a goal asks of the facts (seam §1), and the kinds of things a selection asks for: the goal reader writes them, the renderer reads them. */
+export const ASK_KINDS = ['state', 'list', 'count', 'member', 'show', 'why'] as const;
+export const ASK_NOUNS = ['process', 'unit', 'package', 'file', 'folder', 'filesystem', 'interface', 'line', 'error', 'boot'] as const;
 
 export const planStepSchema = z.strictObject({
   step: z.string(),
@@ -91,8 +98,8 @@ export const eventSchemas = {
     ...base, type: z.literal('plan_created'),
     /** the whole plan the session follows from here: after a replan, the steps already done and the new ones */
     steps: z.array(planStepSchema),
-    /** who made it: the job file's plan, a playbook, a model, or the trajectory cache (absent in older ledgers: operator) */
-    source: z.enum(['operator', 'playbook', 'model', 'cache']).optional(),
+    /** who made it: the job file's plan, a playbook, a model, the retrieval planner, or the trajectory cache (absent in older ledgers: operator) */
+    source: z.enum(['operator', 'playbook', 'model', 'cache', 'retrieval']).optional(),
     /** the planner's identity (provider id, with weights hash for models); null for the operator's plan */
     provider: z.string().nullable().optional(),
     /** the tools retrieval put before the planner, best first, with their BM25 scores */
@@ -117,6 +124,18 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
+      /** seam §1: what the part asks about, the words that selected its plan, who planned it */
+      subject: z.string().optional(),
+      matched: z.array(z.string()).optional(),
+      source: z.enum(['playbook', 'retrieval', 'model']).optional(),
+      /** seam §1: what the part asks of the facts (absent: the subject's state) */
+      ask: z.strictObject({
+        kind: z.enum(ASK_KINDS),
+        name: z.string().optional(),
+        noun: z.enum(ASK_NOUNS).optional(),
+      }).optional(),
+      /** seam §1: a request to change something; a part with it is never answered by a read */
+      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
@@ -124,6 +143,12 @@ export const eventSchemas = {
     replan: z.strictObject({ after: z.string(), kind: z.string(), avoid: z.array(z.string()) }).optional(),
     /** source cache: the session whose answered plan is reused, and the cache key it matched */
     cache: z.strictObject({ entry: z.string(), key: z.string() }).optional(),
+  }),
+  /** follow-ups (issue 31): read-only steps added before the answer after a round's facts; `because` names the fact (step, seq, field) behind each step it `adds` */
+  plan_extended: z.strictObject({
+    ...base, type: z.literal('plan_extended'), round: z.number().int().min(1), steps: z.array(planStepSchema).min(1),
+    because: z.array(z.strictObject({ step: z.string(), seq: z.number().int().nonnegative(), field: z.string(), why: z.string(), adds: z.string() })).min(1),
+    source: z.enum(['playbook', 'model']), provider: z.string().nullable(), part: z.number().int().nonnegative().nullable(),
   }),
   /** a cached plan's first step gave up: the entry is not reused (memory derives that), and the goal is planned afresh */
   cache_dropped: z.strictObject({
@@ -182,9 +207,9 @@ export const eventSchemas = {
   range_failed: z.strictObject({ ...failure, type: z.literal('range_failed') }),
   crosscheck_failed: z.strictObject({ ...failure, type: z.literal('crosscheck_failed') }),
   critic_rejected: z.strictObject({ ...failure, type: z.literal('critic_rejected') }),
-  tool_failed: z.strictObject({ ...failure, type: z.literal('tool_failed') }),
+  tool_failed: z.strictObject({ ...failure, type: z.literal('tool_failed'), cause: toolCause.optional() }),
   tool_timeout: z.strictObject({ ...failure, type: z.literal('tool_timeout') }),
-  tool_empty: z.strictObject({ ...failure, type: z.literal('tool_empty') }),
+  tool_empty: z.strictObject({ ...failure, type: z.literal('tool_empty'), cause: toolCause.optional() }),
   capability_gap: z.strictObject({
     ...failure, type: z.literal('capability_gap'),
     /** why each candidate was filtered out, in filter order */

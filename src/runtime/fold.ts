@@ -28,6 +28,8 @@ export interface SessionState {
   planSource: NonNullable<EventOf<'plan_created'>['source']> | null;
   /** a replan happened (the loop replans at most once) */
   replanned: boolean;
+  /** the steps follow-ups added (plan_extended) */
+  followups: Set<string>;
   /** committed facts by step (one per step at most) */
   facts: Map<string, HeldFact>;
   /** steps that gave up, with the reason named in the answer */
@@ -43,7 +45,7 @@ export interface SessionState {
 /** Fold events into the state a resumed loop needs. */
 export function foldSession(events: readonly LedgerEvent[]): SessionState {
   const s: SessionState = {
-    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false, plan: null, planSource: null, replanned: false,
+    compositionHash: null, machine: null, userInput: null, measurements: null, planned: false, plan: null, planSource: null, replanned: false, followups: new Set(),
     facts: new Map(), missing: new Map(), answered: null, stopped: null,
     spent: { wall_ms: 0, model_calls: 0, cpu_ms: 0 }, lastSeq: -1,
   };
@@ -58,6 +60,10 @@ export function foldSession(events: readonly LedgerEvent[]): SessionState {
         s.plan = e.steps;
         s.planSource = e.source ?? 'operator';
         if (e.replan) s.replanned = true;
+        break;
+      case 'plan_extended':
+        s.plan = extendPlan(s.plan ?? [], e.steps);
+        for (const st of e.steps) s.followups.add(st.step);
         break;
       case 'tool_output': s.spent.wall_ms += e.duration_ms; break;
       case 'provider_called':
@@ -82,4 +88,10 @@ export function foldSession(events: readonly LedgerEvent[]): SessionState {
 /** True when the step needs no (more) work. */
 export function stepDone(s: SessionState, step: string): boolean {
   return s.facts.has(step) || s.missing.has(step);
+}
+
+/** Follow-up steps join a plan before its closing reducer (the answer step), which then reduces them too. */
+export function extendPlan<S extends { step: string; tool: string | null; from: string[] }>(plan: readonly S[], steps: readonly S[]): S[] {
+  const last = plan[plan.length - 1];
+  return last && last.tool === null ? [...plan.slice(0, -1), ...steps, { ...last, from: [...last.from, ...steps.map((x) => x.step)] }] : [...plan, ...steps];
 }

@@ -24,7 +24,7 @@ import type { ProviderAdapter } from './provider.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { weakest } from '../base/trust.js';
 import { Budget } from './budget.js';
-import { foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
+import { extendPlan, foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
 import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
@@ -215,6 +215,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let plan: PlanStepEv[] = state.plan ?? [];
   let source = state.planSource;
   let replanned = state.replanned;
+  const asked = new Set<number>(); // rounds of follow-ups asked for in this run
   if (!state.planned && stopped) {
     // a goal-only session closed before it was planned: planning is what did not run
     if (!missing.has('@plan')) {
@@ -244,7 +245,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   }
   if (d.planOnly) return { interrupted: true, budget, plan };
   // a run that stopped between a failed step and its replan (a crash) replans on resume
-  const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step));
+  const failedAt = plan.findIndex((p) => p.tool !== null && missing.has(p.step) && !state.followups.has(p.step));
   if (failedAt >= 0 && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
     replanned = true;
     const r = await d.planner.replan(d, ctx, ledger, plan, failedAt, held, missing);
@@ -255,6 +256,14 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const s = plan[i]!;
     if (held.has(s.step) || missing.has(s.step)) continue;
     if (d.signal.aborted) return { interrupted: true, budget, plan };
+    // LOOK FURTHER: before the answer, the follow-ups the facts call for, one round at a time
+    const round = i === plan.length - 1 ? 1 + ledger.all.reduce((n, e) => (e.type === 'plan_extended' ? Math.max(n, e.round) : n), 0) : 0;
+    if (round > 0 && s.tool === null && !stopped && source !== 'operator' && !asked.has(round)) {
+      asked.add(round);
+      const added = (await d.planner.followups?.(d, ctx, ledger, plan, round, held, missing)) ?? [];
+      for (const x of added) ledger.append({ type: 'plan_extended', round, ...x });
+      if (added.length > 0) { ledger.commit(); plan = extendPlan(plan, added.flatMap((x) => x.steps)); i--; continue; }
+    }
     const fail = (type: 'budget_exhausted' | 'breaker_tripped', error: string, extra: Record<string, unknown>) => {
       ledger.append({ type, step: s.step, provider: null, capability: s.capability, schema: s.schema, error, attempt: 0, ...extra } as Parameters<Ledger['append']>[0]);
       ledger.commit();
@@ -311,7 +320,9 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
     // (a person's denial is not a failure to plan around: the plan goes on without the step)
     const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
-    if (!out.ok && s.tool && !denied && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    // a follow-up looks further: its failure is said in the answer, never replanned around
+    const looking = ledger.all.some((e) => e.type === 'plan_extended' && e.steps.some((x) => x.step === s.step));
+    if (!out.ok && s.tool && !denied && !looking && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
       const r = await d.planner.replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;
@@ -331,7 +342,8 @@ function readsOnly(registry: Registry, tool: string): boolean {
 function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Budget, plan: readonly PlanStepEv[]): void {
   // a session that has no plan (planning failed) names what planning said instead
   const planning = plan.length === 0 ? [...state.missing].filter(([step]) => step.startsWith('@')).map(([step, why]) => `${step} (plan@1): ${why}`) : [];
-  const missing = [...plan.filter((s) => !state.facts.has(s.step)).map((s) => `${s.step} (${s.schema}): ${state.missing.get(s.step) ?? 'not run'}`), ...planning];
+  // a follow-up looks further: what it could not read is said in the answer, and never makes the outcome worse
+  const missing = [...plan.filter((s) => !state.facts.has(s.step) && !state.followups.has(s.step)).map((s) => `${s.step} (${s.schema}): ${state.missing.get(s.step) ?? 'not run'}`), ...planning];
   const last = plan[plan.length - 1];
   const answerFact = last ? state.facts.get(last.step) : undefined;
   const dataFacts = plan.filter((s) => s.step !== last?.step && state.facts.has(s.step));
@@ -346,7 +358,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
   const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0, d.registry);
   // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so
-  const cut = plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
+  const cut = plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return !state.followups.has(s.step) && state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
   const cutNote = cut ? ['This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.'] : [];
   if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';

@@ -2,36 +2,13 @@
 // through a tool that makes that change, and what nothing serves said in plain words. Real root
 // (pico init), real runtime, plan-only sessions and, for a destructive plan, a whole session that
 // stops for approval.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
-import { readLedger } from '../../src/ledger/ledger.js';
-import { newSessionId } from '../../src/ledger/session-id.js';
-import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/root/runtime.js';
-import { scratchRoot } from '../../src/eval/goals/run.js';
 import { JARGON } from '../../src/eval/goals/score.js';
+import { goalSessions, type PlanCreated } from '../helpers/goal-session.js';
 
-let root: string;
-let rt: Runtime;
-beforeAll(async () => {
-  root = scratchRoot();
-  rt = await openRuntime(root);
-}, 60_000);
-afterAll(async () => {
-  await rt?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-async function plan(goal: string, whole = false): Promise<{ events: LedgerEvent[]; created: Extract<LedgerEvent, { type: 'plan_created' }> | undefined; outcome: string; answer: string | null }> {
-  const dir = mkdtempSync(join(root, 'sessions', 't-'));
-  const job = parseJob({ job: 'job@1', goal, budget_class: 'attended' }, 'test');
-  const r = await rt.runSession(newSessionId(), { job, sessionDir: dir, ...(whole ? { approvals: true } : { planOnly: true }) });
-  const events = readLedger(dir);
-  return { events, created: events.find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created'), outcome: r.outcome, answer: r.answer };
-}
-const tools = (c: { steps: { tool: string | null }[] } | undefined) => (c?.steps ?? []).map((s) => s.tool).filter(Boolean);
+const plan = goalSessions();
+const tools = (c: PlanCreated | undefined) => (c?.steps ?? []).map((s) => s.tool).filter(Boolean);
 
 describe('a goal read once, planned part by part', () => {
   it('a goal with two questions is planned for both, each step recorded under its part', async () => {
@@ -74,18 +51,16 @@ describe('a goal read once, planned part by part', () => {
     }
   });
 
-  it('a question about the size of a thing no tool measures is declined, not answered with df ("how much space do the journal logs take up")', async () => {
+  it('a question about the size of a thing no tool measures is declined, not answered with df; the journal\'s and a folder\'s size go to the tools that measure them', async () => {
     expect((await plan('how big is the apt cache')).created).toBeUndefined();
-    for (const g of ['how much space do the journal logs take up', 'how fast is my internet']) {
-      const { created, events } = await plan(g);
-      expect(created, g).toBeUndefined();
-      const gap = events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap');
-      expect(gap?.plain, g).toMatch(/no tool here measures/);
-    }
-    // stat's size of a folder is its entry, not what it holds: with no du tool here, the space a folder takes is declined
-    const folder = await plan('How much space does the folder /var/log take?');
-    expect(folder.created).toBeUndefined();
-    expect(folder.events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap')?.plain).toMatch(/no tool here measures the space a folder takes/);
+    const { created, events } = await plan('how fast is my internet');
+    expect(created).toBeUndefined();
+    expect(events.find((e): e is Extract<LedgerEvent, { type: 'capability_gap' }> => e.type === 'capability_gap')?.plain).toMatch(/no tool here measures/);
+    // the journal's own disk use, and what a folder holds (du, not stat's size of its entry)
+    expect(tools((await plan('how much space do the journal logs take up')).created)).toEqual(['journal_disk']);
+    const folder = (await plan('How much space does the folder /var/log take?')).created;
+    expect(tools(folder)).toEqual(['du_top']);
+    expect(folder?.steps[0]?.args).toMatchObject({ path: '/var/log' });
     expect(tools((await plan('who owns the folder /srv')).created)).toEqual(['file_stat']);
     expect(tools((await plan('how big is my sd card')).created)).toContain('capture_df');
     expect(tools((await plan('how big is /home/pi/backup.tar')).created)).toContain('file_stat');

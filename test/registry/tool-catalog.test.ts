@@ -174,8 +174,11 @@ describe('host_view: a tool that looks at the machine sees exactly what it names
     expect(argv).toEqual(['/usr/bin/setpriv', '--no-new-privs', '--', 'ip', 'addr']);
   });
 
-  it('capture_df and the systemctl tools (fs), load_top (pid) and network (net) are the only tools that ask for a host view', () => {
+  it('capture_df, du and the journal and systemctl tools (fs), load_top, process_find and top_memory (pid), network (net) and listening_sockets (net, pid) are the only tools that ask for a host view', () => {
     const asking = Object.values(tools).filter((t) => t.host_view?.length).map((t) => [t.name, t.host_view]);
-    expect(asking.sort()).toEqual([['capture_df', ['fs']], ['failed_units', ['fs']], ['load_top', ['pid']], ['network', ['net']], ['unit_status', ['fs']]]);
+    expect(asking.sort()).toEqual([
+      ['capture_df', ['fs']], ['du_top', ['fs']], ['failed_units', ['fs']], ['journal_disk', ['fs']], ['listening_sockets', ['net', 'pid']], ['load_top', ['pid']], ['log_files_top', ['fs']],
+      ['network', ['net']], ['process_find', ['pid']], ['top_memory', ['pid']], ['unit_log', ['fs']], ['unit_status', ['fs']],
+    ]);
   });
 });

@@ -30,7 +30,7 @@ export interface Explained {
 type Part = { text: string; steps: string[]; window?: string; unchecked?: string; offers?: string[] };
 
 /** A failure event's kind in words a person reads. */
-function inWords(e: LedgerEvent | undefined): string {
+export function inWords(e: LedgerEvent | undefined): string {
   switch (e?.type) {
     case 'tool_failed': return 'the tool failed';
     case 'tool_timeout': return 'it took too long';

@@ -27,6 +27,8 @@ const partSchema = z.strictObject({
   args: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   not: z.enum(['out of scope', 'unsupported action']).optional(),
   about: z.string().min(1).max(80).optional(),
+  /** the part asks why: the goal is run whole and its answer must name a cause (cause.ts) */
+  why: z.boolean().optional(),
 });
 const goalSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-"'),
