@@ -61,11 +61,8 @@ export class JobError extends Error {
   }
 }
 
-/**
- * job@1 compiled by zod (z.compile) on the first parse: the daemon reads every job at intake and
- * the session worker again before it runs it, and compiled, a parse costs a third of the schema
- * walk. A job it does not accept goes through the schema's own parse, which words the problem.
- */
+/** job@1 compiled by zod (z.compile) on the first parse: the daemon reads every job at intake and the
+ * session worker again before it runs it; compiled, a parse costs a third of the schema walk. */
 let compiledJob: typeof jobSchema | null = null;
 
 /** Parse a job document; errors name the field path and say how to fix it. */
