@@ -63,7 +63,8 @@ async function main(): Promise<void> {
     return;
   }
   // For people: whole numbers from 100 up, three significant digits below; --json keeps every digit.
-  const shown = rows.map((r) => ({ ...r, value: Number.isInteger(r.value) || Math.abs(r.value) >= 100 ? Math.round(r.value) : Number(r.value.toPrecision(3)) }));
+  // a figure that could not be measured (NaN: its note says why) shows as a dash
+  const shown = rows.map((r) => ({ ...r, value: Number.isNaN(r.value) ? '-' : Number.isInteger(r.value) || Math.abs(r.value) >= 100 ? Math.round(r.value) : Number(r.value.toPrecision(3)) }));
   const w = (k: keyof BenchRow) => Math.max(k.length, ...shown.map((r) => String(r[k] ?? '').length));
   const cols: (keyof BenchRow)[] = ['group', 'name', 'value', 'unit', 'note'];
   const line = (r: Record<string, unknown>) => cols.map((c) => (c === 'value' ? String(r[c] ?? '').padStart(w(c)) : String(r[c] ?? '').padEnd(w(c)))).join('  ');

@@ -14,7 +14,7 @@
  * and a playbook qualifies only when at least one of its intent phrases
  * occurs in the goal whole (every stemmed word of it).
  */
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import type { ManifestIssue } from '../registry/boundary.js';
 import { readJson, type ManifestSource } from '../registry/load.js';
 import type { ToolManifest } from '../registry/manifest.js';

@@ -8,7 +8,7 @@
  * fragment that the runtime's settings schema merges, so the names and limits
  * live in one place. It reads no file.
  */
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 
 export const AGENT_DEFAULTS = {
   /** tools retrieval puts in the planner prompt and its grammar */

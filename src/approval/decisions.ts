@@ -29,7 +29,7 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { checkFolder, parseJsonQuiet, readPlantedText, rootRules, UnsafeFileError } from '../base/safe-open.js';
 import { userName } from '../base/user-name.js';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import type { LedgerEvent } from '../ledger/events.js';
 

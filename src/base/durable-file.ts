@@ -70,6 +70,21 @@ function checkSize(fd: number, bytes: number, path: string): void {
  * the directory is fsynced too (the rename survives a power cut). `mode` is the new file's mode.
  */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, durable = true, mode = 0o644): void {
+  replace(path, data, true, mode);
+  if (durable) syncDir(dirname(path));
+}
+
+/**
+ * Put `data` in place whole (temp name, size check, rename) without any fsync: while the machine
+ * runs, a reader sees the old file or the whole new one; after a power cut the file may be
+ * missing, empty or cut short. Only for a file whose reader checks it is whole and rebuilds it
+ * from a durable source (result.json, from its fdatasynced ledger: daemon/recovery.ts).
+ */
+export function replaceFileSync(path: string, data: string | Uint8Array, mode = 0o644): void {
+  replace(path, data, false, mode);
+}
+
+function replace(path: string, data: string | Uint8Array, sync: boolean, mode: number): void {
   const tmp = tempBeside(path);
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
   let fd: number;
@@ -80,7 +95,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, dur
   }
   try {
     writeAllSync(fd, buf);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
     checkSize(fd, buf.length, path);
   } catch (err) {
     closeSync(fd);
@@ -94,7 +109,6 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, dur
     unlinkQuietly(tmp);
     throw named(err, path);
   }
-  if (durable) syncDir(dirname(path));
 }
 
 /** A storage fault names the file it hit (the bare errno message does not). */

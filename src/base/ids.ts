@@ -4,7 +4,7 @@
  * vocabulary and the manifest schemas so that a reader of job files — the
  * daemon's intake, which must stay small — needs only these.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { BUDGET_CLASSES, type BudgetClass } from './budget-classes.js';
 
 export { BUDGET_CLASSES, type BudgetClass };

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { unreadable } from '../base/named-file.js';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import type { PolicyOverride } from '../runtime/policy.js';
 
 const KINDS = ['code', 'shell', 'gguf', 'http'] as const;

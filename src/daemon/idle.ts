@@ -4,7 +4,7 @@
  * A burst of jobs grows V8's heap; left alone, the idle daemon keeps that
  * footprint until the next allocation-driven collection, which on an idle
  * daemon may never come. On a 4–8 GB Pi that also hosts a model, the idle
- * footprint matters (goal: ≤ 50 MB RSS, issue 24), so once the daemon has been idle
+ * footprint matters (goal: ≤ a bare node + 10 MB RSS, issue 33), so once the daemon has been idle
  * for `afterMs` it runs a few full, compacting collections (COLLECTIONS):
  * one frees the garbage, but V8 gives pages back and shrinks the young
  * generation, and drops the bytecode of functions not run since (start-up

@@ -20,8 +20,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Job } from '../runtime/job.js';
-import { jobErrorOf, parseJobFile } from './job-quick.js';
+import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
@@ -165,14 +164,13 @@ export async function inspectEntry(inbox: string, name: string, maxBytes = DEFAU
     return { kind: 'reject', name, problem: `${name} is not valid JSON (${jsonErrorWhere(err as Error)})`, fix: 'check the file with `node -e "JSON.parse(require(\'fs\').readFileSync(process.argv[1],\'utf8\'))" FILE` and fix the syntax' };
   }
   try {
-    const job = await parseJobFile(value, name);
+    const job = parseJob(value, name);
     const unknown = root === null ? [] : unknownNames(root, job);
     if (unknown.length > 0) return { kind: 'reject', name, problem: `${name}: ${describeProblems(unknown)}`, fix: unknown.map((u) => u.fix).join('; ') };
     const base = name.slice(0, -'.json'.length);
     return { kind: 'job', name, job, idFromName: isSessionId(base) ? base : null, ino, size: Buffer.byteLength(text) };
   } catch (err) {
-    const bad = jobErrorOf(err);
-    if (bad) return { kind: 'reject', name, problem: bad.message, fix: bad.fix };
+    if (err instanceof JobError) return { kind: 'reject', name, problem: err.message, fix: err.fix };
     throw err;
   }
 }

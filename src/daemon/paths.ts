@@ -24,6 +24,8 @@ export interface DaemonPaths {
   worker: string;
   /** the manifests in force: what a worker falls back to when the folders do not load (root/snapshot.ts) */
   lastGood: string;
+  /** the stamp of the last manifests a worker loaded and compiled (root/manifest-watch.ts) */
+  checked: string;
 }
 
 /** The daemon's paths under `root` (made absolute). */
@@ -41,6 +43,7 @@ export function daemonPaths(root: string): DaemonPaths {
     lock: join(daemonDir, 'lock'),
     worker: join(daemonDir, 'worker'),
     lastGood: join(daemonDir, 'manifests.last-good.json'),
+    checked: join(daemonDir, 'manifests.checked'),
   };
 }
 

@@ -17,7 +17,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { jobErrorOf, parseJobFile } from './job-quick.js';
+import { JobError, parseJob } from '../runtime/job.js';
 import { isSessionId } from '../ledger/session-id.js';
 import type { BudgetClass } from '../ledger/events.js';
 import { writeFileAtomic } from '../base/durable-file.js';
@@ -61,10 +61,10 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
       throw err;
     }
     try {
-      const job = await parseJobFile(JSON.parse(text), f.job);
+      const job = parseJob(JSON.parse(text), f.job);
       unfinished.push({ id, budgetClass: job.budget_class, started: hasContent(f.ledger), claimedAt });
     } catch (err) {
-      const problem = jobErrorOf(err)?.message ?? `${f.job}: not valid JSON (${(err as Error).message})`;
+      const problem = err instanceof JobError ? err.message : `${f.job}: not valid JSON (${(err as Error).message})`;
       try {
         await closeUnresumable(paths, id, problem);
       } catch (e) {

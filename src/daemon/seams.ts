@@ -4,14 +4,14 @@
  * The daemon never loads the runtime itself: `openRealRuntime` starts the
  * session worker (worker-host.ts), a child process that holds the runtime,
  * the adapters (and, when a job needs one, a model) and memory, so the
- * daemon stays small while idle (goal: idle RSS ≤ 60 MB) and a native crash
+ * daemon stays small while idle (goal: idle RSS ≤ a bare node + 10 MB) and a native crash
  * in a provider cannot take it down. The daemon needs only the surface
  * below; tests pass their own implementation through DaemonOptions.
  * The worker's side of memory is in memory-seam.ts (the worker does not load this host side).
  */
 import type { Logger } from 'pino';
 import type { RunOutcome, StepProgress } from './worker-protocol.js';
-import { DEFAULT_WORKER_IDLE_MS, WorkerHost, type WorkerStartError } from './worker-host.js';
+import { DEFAULT_WORKER_IDLE_MS, WorkerHost, WorkerStartError } from './worker-host.js';
 
 export type SessionOutcome = RunOutcome;
 
@@ -34,14 +34,20 @@ export interface SessionRunner {
   close(): Promise<void>;
 }
 
-/** Start the session worker for `root`; resolves once it has opened the runtime (throws WorkerStartError if it cannot). */
+/**
+ * Start the session worker for `root`; resolves once it has opened the runtime (throws
+ * WorkerStartError if it cannot). With `inBackground` (the manifests are a set known to load,
+ * startup.ts) it resolves at once: the worker starts meanwhile, jobs handed over wait for it,
+ * and a start that fails after all is reported to `onBroken`.
+ */
 export async function openRealRuntime(
   root: string, log: Logger,
-  o: { pidFile: string; idleMs?: number; onWorker?: (pid: number | null) => void; onBroken?: (err: WorkerStartError) => void },
+  o: { pidFile: string; idleMs?: number; onWorker?: (pid: number | null) => void; onBroken?: (err: WorkerStartError) => void; inBackground?: boolean },
 ): Promise<SessionRunner> {
   const host = new WorkerHost({ root, log, pidFile: o.pidFile, idleMs: o.idleMs ?? DEFAULT_WORKER_IDLE_MS });
   if (o.onWorker) host.onChange = o.onWorker;
   if (o.onBroken) host.onBroken = o.onBroken;
-  await host.start();
+  if (!o.inBackground) await host.start();
+  else host.start().catch((err: unknown) => host.onBroken(err instanceof WorkerStartError ? err : new WorkerStartError((err as Error).message, (err as Error).name)));
   return host;
 }

@@ -10,7 +10,7 @@
  * asked for the stop. When the worker could not run the job at all, the
  * answer is an error instead: settle-failure.ts.
  */
-import { writeFileAtomicSync } from '../base/durable-file.js';
+import { replaceFileSync } from '../base/durable-file.js';
 import { isStorageError, storageCode } from '../base/storage-error.js';
 import type { DaemonContext, InFlight } from './context.js';
 import { pauseForStorage, writingWorks } from './disk-pause.js';
@@ -56,14 +56,15 @@ export function settle(d: DaemonContext, f: InFlight, r: SessionOutcome | null):
 }
 
 /**
- * Write result.json (atomically, the text the worker made from the ledger), then say the job
- * finished. The worker is already on the next job meanwhile: the ledger holds the answer
- * durably, and a result lost to a crash is re-closed from it on the next start.
+ * Write result.json (whole, the text the worker made from the ledger), then say the job
+ * finished. The worker is already on the next job meanwhile. No fsync: the ledger holds the
+ * answer durably (fdatasynced before the worker answered), and a result a power cut loses or
+ * leaves empty or cut short is re-closed from it on the next start (recovery.ts isWholeResult).
  */
 function publish(d: DaemonContext, item: QueuedJob, r: SessionOutcome, ms: number): boolean {
   const id = item.id;
   try {
-    if (r.resultText !== undefined && r.resultPath) writeFileAtomicSync(r.resultPath, r.resultText, false);
+    if (r.resultText !== undefined && r.resultPath) replaceFileSync(r.resultPath, r.resultText);
   } catch (err) {
     d.status.update((s) => s.counts.errors++);
     if (isStorageError(err)) {

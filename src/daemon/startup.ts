@@ -12,7 +12,10 @@
  * set in force stays) → watch the manifest folders (manifest-drop.ts) →
  * READY=1 and the watchdog. Each thing opened pushes
  * its closer, so teardown (loop.ts) undoes exactly what was done. The time of
- * each phase goes into the `ready` log line.
+ * each phase goes into the `ready` log line. Manifests that a worker of this
+ * build loaded and compiled, unchanged since (root/manifest-watch.ts
+ * knownToLoad), are not waited for: READY comes once the spool runs, and the
+ * worker, starting meanwhile, takes the jobs handed over when it is ready.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -27,6 +30,7 @@ import { openWaiting, waitForDecision, watchRequests } from './requests.js';
 import { openRealRuntime } from './seams.js';
 import { Spool } from './spool.js';
 import { ManifestDrop } from './manifest-drop.js';
+import { knownToLoad } from '../root/manifest-watch.js';
 
 /** Lock, start the session worker, recover, start the spool, say READY. */
 export async function start(d: DaemonContext, notifier: Notifier): Promise<void> {
@@ -78,7 +82,10 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
     d.stop.abort();
     d.wake();
   };
-  const opening = (d.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: d.paths.worker, idleMs: d.opts.workerIdleMs, onWorker, onBroken })))(d.paths.root, d.log);
+  // manifests a worker of this build loaded and compiled, unchanged since: READY need not wait for the
+  // worker to check them again (it starts meanwhile; a start that fails after all stops the daemon, exit 3)
+  const knownGood = d.opts.openRuntime === undefined && knownToLoad(d.paths.root, d.paths.checked);
+  const opening = (d.opts.openRuntime ?? ((root, log) => openRealRuntime(root, log, { pidFile: d.paths.worker, idleMs: d.opts.workerIdleMs, onWorker, onBroken, inBackground: knownGood })))(d.paths.root, d.log);
   opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
   await recover(d);
   phase('recovery_ms');
@@ -106,7 +113,7 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   // a ping proves the event loop turns; a loop blocked by synchronous work stops pinging and systemd restarts us
   const dog = notifier.startWatchdog(() => true);
   d.log.info(
-    { event: 'ready', root: d.paths.root, startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
+    { event: 'ready', root: d.paths.root, manifests: knownGood ? 'known to load' : 'checked by the worker', startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
     `picoharness daemon ready on ${d.paths.root}; drop job files into ${d.paths.inbox}`,
   );
 }

@@ -80,6 +80,8 @@ class Worker {
   /** set by a signal of its own: runs still waiting or arriving are cancelled (the daemon replaces this worker) */
   private refusing = false;
   private signals = 0;
+  /** the manifests' checked stamp as the open found them (manifest-watch.ts), written once they compiled */
+  private stamp: string | null = null;
 
   constructor(private readonly root: string, private readonly log: Logger, private readonly keepLastGood: boolean) {
     this.warming = new Promise((ok) => (this.warmed = ok));
@@ -88,10 +90,12 @@ class Worker {
   async open(): Promise<void> {
     const t0 = performance.now();
     try {
-      const { openRuntime } = await import('../root/runtime.js');
+      const [{ openRuntime }, { checkedStamp }] = await Promise.all([import('../root/runtime.js'), import('../root/manifest-watch.js')]);
+      // taken before the files are read: a change while they are makes the record a stale one, never a wrong one
+      this.stamp = checkedStamp(this.root);
       // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
       const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
-      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true });
+      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true, watchManifests: true });
     } catch (err) {
       this.warmed(false);
       return this.fatal(err as Error);
@@ -109,6 +113,11 @@ class Worker {
     } catch (err) {
       this.fatal(err as Error);
       return false;
+    }
+    // the files loaded and compiled: the next daemon on them need not wait for a worker to say so (startup.ts)
+    if (this.stamp !== null && this.runtime!.onTheFiles) {
+      const { writeCheckedStamp } = await import('../root/manifest-watch.js');
+      writeCheckedStamp(daemonPaths(this.root).checked, this.stamp);
     }
     this.memory = await openRealMemory(this.root, this.log);
     this.log.debug({ event: 'worker_warm', memory: this.memory !== null, warm_ms: Math.round(performance.now() - t0) }, 'session worker warmed up');

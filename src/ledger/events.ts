@@ -8,9 +8,7 @@
  * misspelt field is a bug caught at the source, not a hole in the ledger.
  * Readers of foreign ledgers (memory ingest) read lines loosely on their own.
  */
-import { createRequire } from 'node:module';
-import type { Ajv } from 'ajv';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import { TRUST_LEVELS } from '../base/trust.js';
 import { budgetClassSchema } from '../base/ids.js';
 
@@ -292,54 +290,19 @@ export type FailureEventType = keyof typeof FAILURE_KIND;
 export const TERMINAL_TYPES = ['answer_sent'] as const;
 
 /**
- * The fast check of one event type: the zod schema above turned into JSON Schema and compiled
- * by ajv (one straight-line function per type). zod stays the one definition and the judge of
- * failures (its message is the one thrown); the compiled check only lets valid events through
- * quickly. A job appends some 16 events, and zod's parse cost the session worker about 0.5 ms
- * of CPU per job on the dev VM against ~0.1 ms for this. A type's check is compiled on its
- * first use, about 5 ms each: a new session worker's first job pays some 45 ms for the types a
- * job writes. (Compiling only after a type had been parsed a few times spared that job, but
- * put the same cost into the jobs after it.)
+ * Each type's schema compiled by zod on its first use (z.compile: one straight-line function,
+ * falling back to the schema's own parse, which words the failure): the schema above stays the
+ * one definition. A job appends some 16 events; compiled, each costs the session worker under a
+ * microsecond instead of four, and compiling a type takes about a millisecond. The event written
+ * is the value given, its top-level keys in the schema's order (a line reads seq, t, session_id,
+ * type, …) and nested values as they came, byte for byte what earlier versions wrote.
  */
-interface FastCheck {
-  valid: (value: unknown) => boolean;
-  /** the top-level keys in schema order, so a written line reads seq, t, session_id, type, … */
-  keys: string[];
-}
-const fastChecks = new Map<string, FastCheck>();
-let eventAjv: Ajv | null = null;
+const compiled = new Map<string, { check: z.ZodType; keys: string[] }>();
 
-/** The compiled check of a type, made on first use. */
-function fastCheckOf(type: string, schema: z.ZodType): FastCheck {
-  let check = fastChecks.get(type);
-  if (check) return check;
-  const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as { $schema?: string; properties?: Record<string, unknown> };
-  delete json.$schema;
-  if (!eventAjv) {
-    // loaded on first use, not at import: importing the vocabulary stays as cheap as it was
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    // the schemas are zod's output, so ajv need not check them against the meta-schema, and
-    // its code optimiser saves less at run time than it costs to compile (55 → 37 ms for 9 types)
-    eventAjv = new Ajv({ strict: false, allErrors: false, validateSchema: false, code: { optimize: false } });
-    // JSON Schema's "number" admits Infinity, which zod refuses and a JSON line cannot hold
-    eventAjv.addKeyword({ keyword: 'x-finite', type: 'number', schemaType: 'boolean', validate: (_: boolean, n: number) => Number.isFinite(n) });
-  }
-  const valid = eventAjv.compile(markNumbersFinite(json));
-  check = { valid: (v) => valid(v) as boolean, keys: Object.keys(json.properties ?? {}) };
-  fastChecks.set(type, check);
-  return check;
-}
-
-/** Add `x-finite` to every number in a JSON Schema (in place). */
-function markNumbersFinite<T>(node: T): T {
-  if (Array.isArray(node)) node.forEach(markNumbersFinite);
-  else if (node && typeof node === 'object') {
-    const o = node as Record<string, unknown>;
-    const t = o.type;
-    if (t === 'number' || t === 'integer' || (Array.isArray(t) && (t.includes('number') || t.includes('integer')))) o['x-finite'] = true;
-    Object.values(o).forEach(markNumbersFinite);
-  }
-  return node;
+function compiledOf(type: string, schema: z.ZodType): { check: z.ZodType; keys: string[] } {
+  let c = compiled.get(type);
+  if (!c) compiled.set(type, (c = { check: z.compile(schema), keys: Object.keys((schema as z.ZodObject).shape) }));
+  return c;
 }
 
 /** Validate one event of this implementation; throws with the type and path of the first problem. */
@@ -347,18 +310,14 @@ export function parseEvent(value: unknown): LedgerEvent {
   const type = (value as { type?: unknown })?.type;
   const schema = typeof type === 'string' ? (eventSchemas as Record<string, z.ZodType>)[type] : undefined;
   if (!schema) throw new TypeError(`unknown ledger event type ${JSON.stringify(type)}; known: ${EVENT_TYPES.join(', ')}`);
-  const check = fastCheckOf(type as string, schema);
-  if (check.valid(value)) {
-    const input = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k of check.keys) if (input[k] !== undefined) out[k] = input[k];
-    return out as LedgerEvent;
-  }
-  const r = schema.safeParse(value);
+  const { check, keys } = compiledOf(type as string, schema);
+  const r = check.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new TypeError(`ledger event ${type}: ${i.path.join('.') || '(root)'}: ${i.message}`);
   }
-  // the compiled check and zod disagree: zod is the definition, so its verdict stands
-  return r.data as LedgerEvent;
+  const input = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (input[k] !== undefined) out[k] = input[k];
+  return out as LedgerEvent;
 }

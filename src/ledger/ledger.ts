@@ -5,10 +5,10 @@
  *
  * Durability: `append` writes each event as one line on an O_APPEND
  * descriptor (visible to readers at once); `commit` fdatasyncs. The runtime
- * commits after every fact and failure, so a committed fact is on disk before
- * the next step starts, while the events of one step in flight share a
- * single fdatasync. A crash before `commit` loses only uncommitted events of
- * the step in flight, which a resume re-runs.
+ * commits after every failure, and after a fact before anything can change the
+ * world (a tool that is not read-only and idempotent) and before the answer
+ * goes out; the steps in between share one fdatasync. A crash before `commit`
+ * loses only uncommitted events, whose steps a resume re-runs.
  *
  * Whole or not at all: an append loops over short writes; if a write fails
  * (a full disk, an I/O error) the partial line is cut off again and a

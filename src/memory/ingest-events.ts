@@ -43,16 +43,16 @@ const trustOf = (v: unknown): Trust | null => (TRUST_LEVELS as readonly unknown[
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
   identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
+  /** the database holds nothing of this session yet (a bulk load): no episode row to look up */
+  unseen = false,
 ): void {
   const ledger = ledgerCitePath(session);
-  let ep = s.episode.get(session) as EpisodeRow | undefined;
-  if (!ep) {
-    const id = Number(s.newEpisode.run(session).lastInsertRowid);
-    ep = {
-      id, goal: null, budget_class: null, outcome: null, composition: null, started_at: null, ended_at: null,
-      fact_count: 0, failure_count: 0, gap_count: 0,
-    };
-  }
+  // a session seen for the first time gets its episode row once, at the end, with everything in it
+  const known = unseen ? undefined : (s.episode.get(session) as EpisodeRow | undefined);
+  const ep: EpisodeRow = known ?? {
+    id: 0, goal: null, budget_class: null, outcome: null, composition: null, started_at: null, ended_at: null,
+    fact_count: 0, failure_count: 0, gap_count: 0,
+  };
   const hadGoal = ep.goal !== null;
   let touched = false; // facts, failures or control events: resolutions may change
   // which events are failures to count: the rule the report counts by too (failure-events.ts)
@@ -153,11 +153,13 @@ export function applyEvents(
         break; // a type memory does not index
     }
   }
-  if (!hadGoal && ep.goal !== null) s.episodeFts.run(ep.id, ep.goal);
-  if (touched) resolveSession(s, session);
+  // resolutions are of failures: a session that never had one has none to resolve
+  if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session);
   ep.fact_count += result.facts;
   ep.failure_count += result.failures;
-  s.saveEpisode.run(ep);
+  if (known) s.saveEpisode.run(ep);
+  else ep.id = Number(s.newEpisode.run({ session, ...ep }).lastInsertRowid);
+  if (!hadGoal && ep.goal !== null) s.episodeFts.run(ep.id, ep.goal);
 }
 
 /** A goal-only plan becomes the session's trajectory entry (counted once the session answers). */

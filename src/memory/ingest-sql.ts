@@ -45,13 +45,16 @@ export function prepareIngest(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
   return {
     ledger: p('SELECT bytes, next_seq, events, skipped, steps FROM ledger WHERE session = ?'),
+    anyLedger: p('SELECT 1 FROM ledger LIMIT 1'),
+    countLedger: p('SELECT count(*) AS n FROM ledger'),
     saveLedger: p(`INSERT INTO ledger (session, path, bytes, next_seq, events, skipped, ingested_at, steps)
     VALUES (@session, @path, @bytes, @next_seq, @events, @skipped, @at, @steps)
     ON CONFLICT (session) DO UPDATE SET bytes = excluded.bytes, next_seq = excluded.next_seq,
     events = excluded.events, skipped = excluded.skipped, ingested_at = excluded.ingested_at, steps = excluded.steps`),
     episode: p(`SELECT id, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count
     FROM episode WHERE session = ?`),
-    newEpisode: p('INSERT INTO episode (session) VALUES (?)'),
+    newEpisode: p(`INSERT INTO episode (session, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count)
+    VALUES (@session, @goal, @budget_class, @outcome, @composition, @started_at, @ended_at, @fact_count, @failure_count, @gap_count)`),
     saveEpisode: p(`UPDATE episode SET goal = @goal, budget_class = @budget_class, outcome = @outcome,
     composition = @composition, started_at = @started_at, ended_at = @ended_at,
     fact_count = @fact_count, failure_count = @failure_count, gap_count = @gap_count WHERE id = @id`),

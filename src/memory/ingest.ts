@@ -29,6 +29,7 @@ import { applyEvents, type IngestResult } from './ingest-events.js';
 import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
 import { manifestIdOf, providerDigests } from './provider-identity.js';
 import { readLedger, ledgerSize } from './ledger-reader.js';
+import { dropIndexes, restoreIndexes } from './schema.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
 
 export interface DirResult {
@@ -42,6 +43,8 @@ export interface DirResult {
 
 /** Sessions per commit in `ingestDir`. */
 const BATCH = 500;
+/** From this many sessions on, an ingest into an empty database is a bulk load (see ingestDir). */
+const BULK_SESSIONS = 200;
 
 /** Ingest over one connection; its prepared statements are reused for every session. */
 export class Ingestor {
@@ -72,13 +75,31 @@ export class Ingestor {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
       throw e;
     }
-    // sessions in batches, all-or-nothing per batch (so never half a session): one
-    // commit per batch keeps WAL page writes and FTS5 segment flushes few
-    for (let i = 0; i < names.length; i += BATCH) {
-      const batch = names.slice(i, i + BATCH);
-      this.db.transaction(() => {
-        for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name)));
-      })();
+    // many sessions into an empty database (a first ingest, a rebuild): a bulk load, the
+    // secondary indexes built once at the end instead of row by row (schema.ts dropIndexes)
+    const bulk = names.length >= BULK_SESSIONS && this.s.anyLedger.get() === undefined;
+    // immediate: the write lock first, so a schema read then write cannot meet another writer
+    if (bulk) this.db.transaction(() => dropIndexes(this.db)).immediate();
+    try {
+      // sessions in batches, all-or-nothing per batch (so never half a session): one
+      // commit per batch keeps WAL page writes and FTS5 segment flushes few
+      // a bulk load skips looking up rows of its sessions only while every ledger row is its own:
+      // another process ingesting the same folder at once (the daemon's idle turn and a `pico
+      // recall`) makes it look them up again; the batch takes the write lock first (immediate),
+      // so nobody writes between that count and its own rows
+      let ours = 0;
+      for (let i = 0; i < names.length; i += BATCH) {
+        const batch = names.slice(i, i + BATCH);
+        const run = this.db.transaction(() => {
+          const alone = bulk && (this.s.countLedger.get() as { n: number }).n === ours;
+          for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), alone));
+          if (alone) ours = (this.s.countLedger.get() as { n: number }).n;
+        });
+        if (bulk) run.immediate();
+        else run();
+      }
+    } finally {
+      if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
     }
     return out;
   }
@@ -94,14 +115,17 @@ export class Ingestor {
     out.skipped += r.skipped;
   }
 
-  /** Ingest what is new in one session folder's events.jsonl; the folder name is the session id. */
-  ingestSession(sessionDir: string): IngestResult {
+  /**
+   * Ingest what is new in one session folder's events.jsonl; the folder name is the session id.
+   * `unseen`: the database holds nothing of this session yet (a bulk load into an empty one).
+   */
+  ingestSession(sessionDir: string, unseen = false): IngestResult {
     const session = basename(sessionDir);
     const path = join(sessionDir, 'events.jsonl');
     const result: IngestResult = { session, status: 'unchanged', events: 0, facts: 0, failures: 0, skipped: 0, tornTail: false };
     const size = ledgerSize(path);
     if (size === null) return { ...result, status: 'missing' };
-    const prev = this.s.ledger.get(session) as LedgerRow | undefined;
+    const prev = unseen ? undefined : (this.s.ledger.get(session) as LedgerRow | undefined);
     if (prev && prev.bytes === size) return result;
     const rewritten = prev !== undefined && size < prev.bytes;
     const from: LedgerRow = prev && !rewritten ? prev : { bytes: 0, next_seq: 0, events: 0, skipped: 0, steps: '{}' };
@@ -134,7 +158,7 @@ export class Ingestor {
         }
         return checked.get(hash)!;
       };
-      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified);
+      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen);
       this.s.saveLedger.run({
         session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
         events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),

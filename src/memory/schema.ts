@@ -150,10 +150,35 @@ export function storedVersion(db: Database.Database): number | null {
   return row?.version ?? null;
 }
 
-/** Make the schema current: create it when absent, drop and recreate it when the version differs. */
+/** The secondary indexes of the tables (each `CREATE INDEX` of the schema), by name. */
+const INDEX_SQL: ReadonlyMap<string, string> = new Map(
+  // IF NOT EXISTS: two processes opening a database with one missing both restore it
+  [...TABLES_SQL.matchAll(/CREATE INDEX (\w+) ON [^;]+;/g)].map((m) => [m[1]!, m[0].replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS')]),
+);
+
+/**
+ * Drop the secondary indexes for a bulk load into an empty database (ingest.ts): rows go in
+ * faster without them, and each is built once, sorted, by `restoreIndexes`. The constraints the
+ * ingest relies on (primary keys, UNIQUE) stay. A load that dies before the restore leaves them
+ * missing; the next open restores them (ensureSchema).
+ */
+export function dropIndexes(db: Database.Database): void {
+  for (const name of INDEX_SQL.keys()) db.exec(`DROP INDEX IF EXISTS ${name}`);
+}
+
+/** Create every secondary index that is missing (after a bulk load, or one that died). */
+export function restoreIndexes(db: Database.Database): void {
+  const have = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name));
+  for (const [name, sql] of INDEX_SQL) if (!have.has(name)) db.exec(sql);
+}
+
+/** Make the schema current: create it when absent, drop and recreate it when the version differs, restore missing indexes. */
 export function ensureSchema(db: Database.Database): 'created' | 'current' | 'rebuilt' {
   const v = storedVersion(db);
-  if (v === SCHEMA_VERSION) return 'current';
+  if (v === SCHEMA_VERSION) {
+    restoreIndexes(db);
+    return 'current';
+  }
   const empty = !db.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') LIMIT 1").get();
   db.transaction(() => {
     if (!empty) dropSchema(db);

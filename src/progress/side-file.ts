@@ -4,15 +4,17 @@
  *
  * Why a file: `pico watch` follows the ledger, which only hears of a call
  * when it ends; progress is not a fact and must never enter the ledger (a
- * replay must write the same bytes). The worker writes this small file at
- * most every `everyMs` (temp name + rename, so a reader sees a whole one;
- * not fsynced — losing it to a power cut loses nothing), and removes it when
- * the call ends and when the run ends. A reader trusts it only while the
+ * replay must write the same bytes). The worker writes this small file once
+ * a call has run a moment (`FIRST_WRITE_MS`: a call that ends sooner, as
+ * nearly every code provider's does, costs no file at all), then at most every
+ * `everyMs` (temp name + rename, so a reader sees a whole one; not fsynced —
+ * losing it to a power cut loses nothing), and removes it when the call ends
+ * and when the run ends. A reader trusts it only while the
  * process that wrote it lives and the step it names is the one the ledger
  * shows in flight; anything else is stale and ignored. Errors writing it are
  * swallowed: progress never fails a run. It does not render anything.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProviderProgress } from '../adapters/progress.js';
 
@@ -34,12 +36,20 @@ export interface ProgressDoc {
   updated_at: string;
 }
 
+/** A call shorter than this leaves no file: most code providers answer within a millisecond, and `pico watch` could not show them anyway. */
+export const FIRST_WRITE_MS = 100;
+
 export class ProgressWriter {
   private readonly file: string;
   private step: string | null = null;
   private last = -Infinity;
+  /** the call in flight: its latest report and when it started, by this writer's clock */
+  private call: { p: ProviderProgress; at: number } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** this writer put the file there (only then is there anything to remove) */
+  private written = false;
 
-  constructor(sessionDir: string, private readonly session: string, private readonly everyMs = 250, private readonly now = Date.now) {
+  constructor(sessionDir: string, private readonly session: string, private readonly everyMs = 250, private readonly now = Date.now, private readonly firstMs = FIRST_WRITE_MS) {
     this.file = join(sessionDir, PROGRESS_FILE);
   }
 
@@ -49,11 +59,31 @@ export class ProgressWriter {
     if (step === null) this.clear();
   }
 
-  /** A report from the adapter: written when the call starts, then at most every `everyMs`; removed when it ends. */
+  /**
+   * A report from the adapter. The first write waits until the call has run `firstMs` (a timer,
+   * or a token report after it), then at most every `everyMs`; the file goes when the call ends.
+   */
   report(p: ProviderProgress): void {
     if (p.phase === 'ended') return this.clear();
     const now = this.now();
-    if (p.phase === 'tokens' && now - this.last < this.everyMs) return;
+    if (p.phase === 'started' || !this.call) {
+      this.disarm();
+      this.call = { p, at: now - p.ms };
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        const now = this.now();
+        if (this.call) this.write({ ...this.call.p, ms: now - this.call.at }, now);
+      }, Math.max(0, this.firstMs - p.ms));
+      this.timer.unref?.();
+      return;
+    }
+    this.call.p = p;
+    if (now - this.call.at < this.firstMs || now - this.last < this.everyMs) return;
+    this.disarm();
+    this.write(p, now);
+  }
+
+  private write(p: ProviderProgress, now: number): void {
     this.last = now;
     const doc: ProgressDoc = {
       progress: 'progress@1', session: this.session, step: this.step, provider: p.provider, kind: p.kind, attempt: p.attempt,
@@ -63,18 +93,28 @@ export class ProgressWriter {
     try {
       writeFileSync(tmp, `${JSON.stringify(doc)}\n`);
       renameSync(tmp, this.file);
+      this.written = true;
     } catch {
       // a full disk or a vanished folder: the run goes on without live progress
     }
   }
 
-  /** Remove the file (the call or the run ended). */
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The call or the run ended: no write is due any more, and a file this writer put there goes. */
   clear(): void {
+    this.disarm();
+    this.call = null;
     this.last = -Infinity;
+    if (!this.written) return;
+    this.written = false;
     try {
-      rmSync(this.file, { force: true });
+      unlinkSync(this.file);
     } catch {
-      // nothing to do: a reader ignores a stale file anyway
+      // gone already: a reader ignores a stale file anyway
     }
   }
 }

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../registry/manifest.js';
 

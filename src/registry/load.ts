@@ -14,7 +14,7 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { checkCodeHazards, checkHostView, checkInsideRoot, checkProgram, checkToolArgv, type ManifestIssue } from './boundary.js';
 import { join } from 'node:path';
-import type { z } from 'zod';
+import type { z } from '../base/zod.js';
 import { compileSchema } from '../ladder/schemas.js';
 import { canonicalDigest } from '../ladder/canonical.js';
 import type { SchemaHandle } from '../ladder/types.js';

@@ -6,7 +6,7 @@
  * boundary. This module owns the shapes only; reading files and registering
  * them is `load.ts` and `registry.ts`.
  */
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../base/ids.js';
 import { HOST_VIEWS } from './host-view.js';

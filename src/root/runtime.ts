@@ -4,9 +4,10 @@
  * `pico replay` and the daemon, so the foreground and the service run exactly
  * the same code.
  *
- * Manifests are re-read before each session when the files changed (a cheap
- * stat of the folders), so a provider dropped into `manifests/providers/`
- * serves the next job. A broken manifest never stops a running daemon: the
+ * Manifests are re-read before each session when the files changed (their
+ * fingerprint, manifest-watch.ts; the session worker takes it only when a
+ * watch on the folders saw something move), so a provider dropped into
+ * `manifests/providers/` serves the next job. A broken manifest never stops a running daemon: the
  * last good set stays in force and the error (file, key, fix) is logged.
  *
  * Opening reads and checks the manifests; warming (`warm()`) loads the code a
@@ -15,7 +16,7 @@
  * the session worker, which says ready in between); every session awaits it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { ProviderAdapter } from '../runtime/provider.js';
@@ -32,6 +33,7 @@ import type { Lexicon } from '../agent/goal/lexicon.js';
 import { Registry } from '../registry/registry.js';
 import { captureManifests, readSnapshot, snapshotSource, storeSnapshot, type ManifestSnapshot } from './snapshot.js';
 import { refusalsOnRecord } from './accept-manifests.js';
+import { ManifestWatch, manifestFingerprint } from './manifest-watch.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import type { Hook } from '../runtime/hooks.js';
@@ -61,6 +63,12 @@ export interface RuntimeOptions {
    * open would have thrown. Without it, `open` warms before it returns.
    */
   deferWarm?: boolean;
+  /**
+   * A long-running runtime (the session worker): watch the manifest folders and take their
+   * fingerprint before a session only when something in them moved (manifest-watch.ts);
+   * without it, every session looks.
+   */
+  watchManifests?: boolean;
 }
 
 /** How to run one session (the options of a run, session-path.ts, and where its folder and job come from). */
@@ -93,11 +101,16 @@ export class Runtime {
   private unchecked: { snap: ManifestSnapshot; text: string } | null = null;
   /** the first load left its schemas to warm() */
   private deferred = false;
+  /** the files did not load and the last good set was loaded in their place */
+  private fellBack = false;
   private readonly machine = machineHash();
+  /** a long-running runtime's watch on the manifest folders: refresh() looks only when it is due */
+  private readonly watch: ManifestWatch | null;
   readonly log: Logger;
 
   private constructor(readonly root: string, private readonly opts: RuntimeOptions) {
     this.log = opts.log ?? pino({ level: 'silent' });
+    this.watch = opts.watchManifests ? new ManifestWatch(root) : null;
   }
 
   /** Measured pass rates and costs from the root's memory index (manifest costs before it exists). */
@@ -145,6 +158,11 @@ export class Runtime {
     return this.path;
   }
 
+  /** The set in force was read from the manifest files themselves (not the last good set standing in for broken ones). */
+  get onTheFiles(): boolean {
+    return !this.fellBack;
+  }
+
   get registry() {
     return this.loaded.registry;
   }
@@ -161,6 +179,8 @@ export class Runtime {
 
   /** Re-read manifests and prompts when their files changed; keep the last good set on error. */
   async refresh(): Promise<void> {
+    if (this.watch && !this.watch.due()) return;
+    this.watch?.looking();
     if (manifestFingerprint(this.root, this.loaded) === this.fingerprint) return;
     try {
       await this.reload();
@@ -187,6 +207,7 @@ export class Runtime {
     this.hash = compositionHash(composition);
     this.digests = providerDigests(composition);
     this.fingerprint = fingerprint;
+    this.watch?.follow(loaded);
     this.path?.measurements.forget();
     if (old) await old.scope.unwind();
   }
@@ -232,6 +253,7 @@ export class Runtime {
       const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;
       if (!good) throw err;
       const loaded = await this.loadFrom(snapshotSource(good));
+      this.fellBack = true;
       this.log.error({ event: 'manifests_broken', err: (err as Error).message, last_good: lg.file },
         `manifests do not load; the last good set stays in force until they are fixed: ${(err as Error).message}`);
       return loaded;
@@ -256,6 +278,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    this.watch?.close();
     if (this.warming) await this.warming.catch(() => undefined);
     await this.path?.close();
     await this.loaded.scope.unwind();
@@ -265,34 +288,6 @@ export class Runtime {
 /** Open the runtime of a root; throws a ManifestError naming every broken file and its fix. */
 export async function openRuntime(root: string, opts: RuntimeOptions = {}): Promise<Runtime> {
   return Runtime.open(root, opts);
-}
-
-/**
- * A cheap fingerprint of the manifest and prompt folders and of the shell providers' programs
- * (names, sizes, mtimes): a fixed script is a new composition, so its measurements start fresh.
- */
-function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
-  const parts: string[] = [];
-  const stamp = (label: string, abs: string) => {
-    try {
-      const st = statSync(abs);
-      parts.push(`${label}:${st.size}:${st.mtimeMs}`);
-    } catch {
-      parts.push(`${label}:missing`);
-    }
-  };
-  for (const dir of ['manifests/capabilities', 'manifests/schemas', 'manifests/tools', 'manifests/providers', 'manifests/playbooks', 'manifests/lexicon', 'prompts']) {
-    const abs = join(root, dir);
-    if (!existsSync(abs)) continue;
-    for (const name of readdirSync(abs).sort()) stamp(`${dir}/${name}`, join(abs, name));
-  }
-  for (const p of Object.values(loaded?.documents.providers ?? {})) {
-    if (p.kind !== 'shell') continue;
-    p.command.forEach((arg, i) => {
-      if (arg.includes('/') && !arg.includes('{')) stamp(`program:${p.id}:${i}`, isAbsolute(arg) ? arg : join(root, arg));
-    });
-  }
-  return parts.join('|');
 }
 
 let codeDigests: Record<string, string> | null = null;

@@ -39,7 +39,7 @@ import type { Hook } from '../runtime/hooks.js';
 import type { Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { runLoop, type LoopResult, type Measure } from '../runtime/loop.js';
-import { decide, readApprovalSettings } from '../approval/decisions.js';
+import { decide, readApprovalSettings, type ApprovalSettings } from '../approval/decisions.js';
 import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
 
 /** The options of one session run (runtime.ts's RunSessionOptions adds where its folder and job come from). */
@@ -126,7 +126,9 @@ export class SessionPath {
       // Not the session's stop signal: shutdown lets the step in flight finish (tools have their own limits).
       return runTool(tool, args, { root, workDir, ...(run?.approved ? { approved: true } : {}) });
     };
-    const approvals = o.approvals ? readApprovalSettings(root) : null;
+    // read at the first destructive step, not for every session: most never reach one
+    let approvals: ApprovalSettings | null = null;
+    const decideStep = (step: string, since: string) => decide(dir, step, since, (approvals ??= readApprovalSettings(root)));
     return runLoop({
       root, sessionId, sessionDir: dir, job, registry: loaded.registry,
       adapterFor: o.onProgress ? (p) => withProgress(this.adapterFor(p), o.onProgress!) : this.adapterFor,
@@ -139,7 +141,7 @@ export class SessionPath {
       planner: agentPlanner(s.playbooks, s.lexicon), compact: compactForModel, plannerMemory: (goal) => readPlannerMemory(root, goal),
       planCache: (goal) => lookupPlan(root, goal, s.composition),
       ...(o.planOnly ? { planOnly: true } : {}),
-      ...(o.approval ? { approval: o.approval } : approvals ? { approval: (step: string, since: string) => decide(dir, step, since, approvals) } : {}),
+      ...(o.approval ? { approval: o.approval } : o.approvals ? { approval: decideStep } : {}),
     });
   }
 

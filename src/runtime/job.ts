@@ -8,7 +8,7 @@
  * by the `plan@1` control capability from trusted input alone (src/agent/).
  * Strict: an unknown field is an error naming the field, never ignored.
  */
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import { budgetClassSchema, capabilityId, schemaId } from '../base/ids.js';
 import { jobShapeProblem } from './job-limits.js';
 import { nearest } from '../base/near.js';
@@ -61,11 +61,15 @@ export class JobError extends Error {
   }
 }
 
+/** job@1 compiled by zod (z.compile) on the first parse: the daemon reads every job at intake and the
+ * session worker again before it runs it; compiled, a parse costs a third of the schema walk. */
+let compiledJob: typeof jobSchema | null = null;
+
 /** Parse a job document; errors name the field path and say how to fix it. */
 export function parseJob(value: unknown, where = 'job'): Job {
   const shape = jobShapeProblem(value);
   if (shape) throw new JobError(`${where}: not a valid job@1: ${shape}`, 'a job names its inputs (paths, short values) in args; it does not carry data: keep args flat and small, and the file UTF-8 text; see docs/asking.md, "Jobs"');
-  const r = jobSchema.safeParse(value);
+  const r = (compiledJob ??= z.compile(jobSchema)).safeParse(value);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => issueLine(i, value));
   throw new JobError(

@@ -295,9 +295,10 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const out = await runStep(ctx, {
       step: s.step, tool: s.tool, args: s.args, capability: s.capability, schema: s.schema, from: input || s.tool ? null : s.from,
       ...(input ? { input } : {}), ...(d.onlyProvider ? { onlyProvider: d.onlyProvider } : {}),
-      // a crash before the shared commit re-runs this step and the reduce after it; nothing
-      // outside the session saw either, so nothing is lost and nothing is done twice
-      shareCommit: !next || !next.tool,
+      // a crash before the shared commit re-runs this step and the one after it; what comes next
+      // only reduces held facts or reads the world again (a read-only, idempotent tool), so
+      // nothing outside the session saw either: nothing is lost and nothing is done twice
+      shareCommit: !next || !next.tool || readsOnly(d.registry, next.tool),
     }, held);
     // STOP HERE, WAITING: a destructive step with no decision yet; it resumes from the ledger
     if (!out.ok && out.waiting) return { interrupted: false, waiting: s.step, budget, plan };
@@ -329,6 +330,12 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     }
   }
   return { interrupted: false, budget, plan };
+}
+
+/** A tool that changes nothing and reads the same when run again: running it twice after a crash is invisible. */
+function readsOnly(registry: Registry, tool: string): boolean {
+  const t = registry.tools.get(tool);
+  return t !== undefined && t.effect === 'read_only' && t.idempotent;
 }
 
 /** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing. */

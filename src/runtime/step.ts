@@ -91,9 +91,10 @@ export interface StepSpec {
   /** a deterministic check after the ladder (a plan's steps against the registry): an error message fails the attempt as validation_failed, retried with the message fed back */
   check?: (value: unknown) => string | null;
   /**
-   * Nothing that touches the world follows before the next commit: the plan's last step (the
-   * answer follows), or a step whose successor runs no tool and only reduces facts already
-   * held. Its fact is then made durable by that next commit, not one of its own.
+   * Nothing that changes the world follows before the next commit: the plan's last step (the
+   * answer follows), or a step whose successor only reduces facts already held or runs a
+   * read-only, idempotent tool. Its fact is then made durable by that next commit (at the
+   * latest the answer's), not one of its own.
    */
   shareCommit?: boolean;
 }
@@ -336,8 +337,8 @@ async function tryProvider(
       valid_until: validUntil(schema, ledger.nextTime()), subject: subjectOf(schema, value),
       fixes: ladder.fixes,
     });
-    // Durable before anything touches the world again (the next tool), and before the answer
-    // is published: a fact that only a pure reduce reads next shares that reduce's fdatasync.
+    // Durable before anything changes the world (a tool that is not read-only and idempotent),
+    // and before the answer is published: otherwise it shares the next step's fdatasync.
     if (!spec.shareCommit) ledger.commit();
     return { ok: true, fact: { step: spec.step, schema: spec.schema, provider: identity, trust, fact: value, seq: ev!.seq, confidence: ladder.confidence } };
   }

@@ -22,6 +22,7 @@ import { ProviderError } from '../runtime/provider.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { argvFiles, declaredPaths } from '../world/readable.js';
 import { runInWorld } from '../world/run.js';
+import { isBuiltin } from '../world/builtin.js';
 import { abortReason, stderrExcerpt } from '../world/shapes.js';
 import { buildArgv } from './args.js';
 import { interpreterArgv } from '../base/argv-grammar.js';
@@ -57,9 +58,12 @@ export async function runTool(tool: ToolManifest, args: Record<string, unknown>,
     throw new ProviderError('tool_failed', `tool ${tool.name}: write_paths is only for a destructive tool (one that waits for approval); set "effect": "destructive" or remove write_paths`);
   }
   const argv = await buildArgv(tool, args, ctx.root);
+  // a world built-in starts no program, so there is no sandbox to bind folders into
+  const program = !isBuiltin(argv);
   const r = await runInWorld({
     argv, cwd: ctx.workDir, timeoutMs: tool.limits.timeout_ms, maxOutputBytes: tool.limits.max_output_bytes,
-    writable: [ctx.workDir, ...declaredPaths(tool.write_paths ?? [], ctx.root)], readable: [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)],
+    writable: [ctx.workDir, ...(program ? declaredPaths(tool.write_paths ?? [], ctx.root) : [])],
+    readable: program ? [...declaredPaths(tool.read_paths, ctx.root), ...argvFiles(tool.command, ctx.root)] : [],
     ...(tool.read_groups ? { groups: tool.read_groups } : {}), ...(tool.requires_isolation ? { requires: tool.requires_isolation } : {}),
     ...(tool.host_view?.includes('pid') ? { env: ownProcesses() } : {}), ...(tool.host_view ? { hostView: tool.host_view } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}),
   }, ctx.world ? { capabilities: ctx.world } : {});

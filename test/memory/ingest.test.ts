@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
+import { dropIndexes } from '../../src/memory/schema.js';
+import { initRoot } from '../../src/root/init.js';
+import { picoAsync } from '../daemon/spawn.js';
 import { appendRaw, dumpContent, escalatingSession, linesFrom, writeSession, useTempIndex } from './helpers.js';
 
 const ctx = useTempIndex();
@@ -181,6 +184,59 @@ describe('ingest', () => {
     ctx.ix = MemoryIndex.open(ctx.t.db);
     expect(ctx.ix.stats().facts).toBe(0);
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
+  });
+
+  /** The names of the database's own indexes (not SQLite's automatic ones). */
+  const indexNames = (): string[] => (ctx.ix.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+    .all() as { name: string }[]).map((r) => r.name);
+
+  it('a bulk load (hundreds of sessions into an empty database) stores what session-by-session ingest stores, with every index back', () => {
+    generateSessions(ctx.t.sessions, { sessions: 240 });
+    writeSession(ctx.t.sessions, 'x-escalating', escalatingSession());
+    const indexes = indexNames();
+    expect(indexes.length).toBeGreaterThan(3);
+    // incremental: one session first, so the database is not empty and the rest goes in row by row
+    ctx.ix.ingestSession(join(ctx.t.sessions, 'x-escalating'));
+    const inc = ctx.ix.ingestDir(ctx.t.sessions);
+    const incremental = dumpContent(ctx.ix.db);
+    ctx.ix.close();
+    for (const f of ['', '-wal', '-shm']) rmSync(ctx.t.db + f, { force: true });
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    const bulk = ctx.ix.ingestDir(ctx.t.sessions);
+    expect(bulk.sessions).toBe(241);
+    expect(bulk.facts).toBe(inc.facts + 2);
+    expect(dumpContent(ctx.ix.db)).toEqual(incremental);
+    expect(indexNames()).toEqual(indexes);
+    expect(ctx.ix.ingestDir(ctx.t.sessions).events).toBe(0);
+  });
+
+  it('two processes bulk-loading the same sessions into one empty database at once store each row once', async () => {
+    initRoot(ctx.t.root);
+    const gen = generateSessions(ctx.t.sessions, { sessions: 1500 });
+    ctx.ix.close();
+    const runs = await Promise.all([0, 1].map(() => picoAsync(['memory', 'ingest', '--root', ctx.t.root])));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    const together = dumpContent(ctx.ix.db);
+    expect(together.fact?.length).toBe(gen.facts);
+    ctx.ix.close();
+    for (const f of ['', '-wal', '-shm']) rmSync(ctx.t.db + f, { force: true });
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    expect(together).toEqual(dumpContent(ctx.ix.db));
+  }, 120_000);
+
+  it('a bulk load that died with its indexes dropped gets them back on the next open', () => {
+    generateSessions(ctx.t.sessions, { sessions: 5 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const indexes = indexNames();
+    // the state a load killed between its dropIndexes and its restore leaves on disk
+    dropIndexes(ctx.ix.db);
+    expect(indexNames().length).toBeLessThan(indexes.length);
+    ctx.ix.close();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(indexNames()).toEqual(indexes);
+    expect(ctx.ix.ingestDir(ctx.t.sessions).events).toBe(0);
   });
 
   it('a closed index refuses use, naming what to do', () => {

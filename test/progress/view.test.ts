@@ -80,21 +80,37 @@ describe('StepTracker', () => {
 });
 
 describe('the progress side file', () => {
-  it('is written whole when a call starts, at most every interval after, and removed when the call ends', () => {
+  it('is written whole once a call has run a moment, at most every interval after, and removed when the call ends', async () => {
     const dir = tempDir('pico-progress-');
     let now = 1000;
-    const w = new ProgressWriter(dir, 'S', 250, () => now);
+    const w = new ProgressWriter(dir, 'S', 250, () => now, 20);
     w.setStep('s1');
     const p = { provider: 'tiny', kind: 'gguf' as const, attempt: 1, ms: 0 };
     w.report({ ...p, phase: 'started', output_tokens: null });
-    expect(readProgress(dir, 'S', 's1')).toMatchObject({ progress: 'progress@1', step: 's1', provider: 'tiny', output_tokens: null, pid: process.pid });
+    expect(existsSync(join(dir, PROGRESS_FILE))).toBe(false); // not yet: most calls end before the first write
+    now += 30;
+    await new Promise((r) => setTimeout(r, 60)); // the first write comes by itself, without a token report
+    expect(readProgress(dir, 'S', 's1')).toMatchObject({ progress: 'progress@1', step: 's1', provider: 'tiny', output_tokens: null, ms: 30, pid: process.pid });
     now += 100;
-    w.report({ ...p, phase: 'tokens', output_tokens: 5 });
+    w.report({ ...p, phase: 'tokens', output_tokens: 5, ms: 130 });
     expect(readProgress(dir, 'S', 's1')!.output_tokens).toBeNull(); // within the interval: not rewritten
     now += 200;
-    w.report({ ...p, phase: 'tokens', output_tokens: 12 });
+    w.report({ ...p, phase: 'tokens', output_tokens: 12, ms: 330 });
     expect(readProgress(dir, 'S', 's1')!.output_tokens).toBe(12);
-    w.report({ ...p, phase: 'ended', output_tokens: 12 });
+    w.report({ ...p, phase: 'ended', output_tokens: 12, ms: 331 });
+    expect(existsSync(join(dir, PROGRESS_FILE))).toBe(false);
+  });
+
+  it('is never written for a call that ends before the first write is due', async () => {
+    const dir = tempDir('pico-progress-');
+    mkdirSync(dir, { recursive: true });
+    const w = new ProgressWriter(dir, 'S', 250, Date.now, 20);
+    w.setStep('s1');
+    const p = { provider: 'parser', kind: 'code' as const, attempt: 1, output_tokens: null };
+    w.report({ ...p, phase: 'started', ms: 0 });
+    w.report({ ...p, phase: 'ended', ms: 1 });
+    w.setStep(null);
+    await new Promise((r) => setTimeout(r, 60));
     expect(existsSync(join(dir, PROGRESS_FILE))).toBe(false);
   });
 

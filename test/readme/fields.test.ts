@@ -13,7 +13,7 @@ import { decisionSchema, settingsSchema as approvalSettingsSchema } from '../../
 import { lexiconSchema } from '../../src/agent/goal/lexicon.js';
 import { playbookSchema } from '../../src/agent/playbooks.js';
 import { policyFileSchema } from '../../src/counterfactual/policy-file.js';
-import { settingsSchema } from '../../src/daemon/settings-schema.js';
+import { settingsSchema } from '../../src/daemon/settings.js';
 import { frontMatterSchema } from '../../src/prompts/envelope.js';
 import { capabilityManifestSchema, providerManifestSchema, toolManifestSchema } from '../../src/registry/manifest.js';
 import { jobSchema } from '../../src/runtime/job.js';

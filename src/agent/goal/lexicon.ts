@@ -24,7 +24,7 @@
  * unknown key or a malformed entry is an error naming the file and the fix.
  * Pure: the caller reads the files.
  */
-import { z } from 'zod';
+import { z } from '../../base/zod.js';
 import { stem } from '../../memory/terms.js';
 
 const entry = z.string().min(1).max(40).regex(/^[a-z0-9][a-z0-9 '._-]*$/, 'lower-case words, digits, spaces, "\'", ".", "_" or "-"');

@@ -15,7 +15,7 @@
  * so a typo in the file never reads as a miss of the agent.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { z } from '../../base/zod.js';
 import { canonicalDigest } from '../../ladder/index.js';
 import { EvalInputError } from '../cases.js';
 
