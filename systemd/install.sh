@@ -131,12 +131,12 @@ if [ "$SYSTEMCTL" = 1 ] && [ ! -d /run/systemd/system ]; then
   else die "systemd is not the init system here (PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown)), so the service could not run: install on a machine booted with systemd, or try it with --prefix DIR (no systemctl)"; fi
 fi
 NODE="$(command -v node || true)"
-[ -n "$NODE" ] || die 'node not found: install Node.js 20 or later (README "Install as a service": Debian 12 ships 18)'
+[ -n "$NODE" ] || die 'node not found: install Node.js 20 or later (docs/getting-started.md "Get Node 20 or later": Debian 12 ships 18)'
 NODE="$(readlink -f "$NODE")"
 "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
-  die "$NODE is Node $("$NODE" --version); picoharness needs 20 or later (on Debian 12: NodeSource's nodejs 20, or the Node.js binary tarball; README \"Install as a service\")"
+  die "$NODE is Node $("$NODE" --version); picoharness needs 20 or later (on Debian 12: NodeSource's nodejs 20, or the Node.js binary tarball; docs/getting-started.md \"Get Node 20 or later\")"
 case "$NODE" in
-  /home/*|/root/*) die "$NODE is under /home or /root, which the unit hides (ProtectHome=yes): install Node.js system-wide (README \"Install as a service\")" ;;
+  /home/*|/root/*) die "$NODE is under /home or /root, which the unit hides (ProtectHome=yes): install Node.js system-wide (docs/getting-started.md \"Get Node 20 or later\")" ;;
 esac
 say "node: $NODE ($("$NODE" --version)); source: $SRC"
 if [ "$BUILD" = 1 ]; then
@@ -174,13 +174,13 @@ for f in package.json package-lock.json .npmrc README.md; do run cp -p "$SRC/$f"
 # checkout, a generated sample or an editor's backup is not part of the package)
 shipped() {
   if [ -d "$SRC/.git" ] && command -v git >/dev/null; then
-    git -C "$SRC" ls-files -- manifests prompts examples systemd 'providers/*.sh' | while IFS= read -r f; do [ -f "$SRC/$f" ] && printf '%s\n' "$f"; done
+    git -C "$SRC" ls-files -- manifests prompts examples systemd docs 'providers/*.sh' | while IFS= read -r f; do [ -f "$SRC/$f" ] && printf '%s\n' "$f"; done
   else
-    (cd "$SRC" && find manifests prompts examples systemd -type f && ls providers/*.sh)
+    (cd "$SRC" && find manifests prompts examples systemd docs -type f && ls providers/*.sh)
   fi
 }
 SHIPPED="$(shipped)"
-echo "+ copy the $(printf '%s\n' "$SHIPPED" | grep -c .) shipped files of manifests prompts examples systemd providers/*.sh"
+echo "+ copy the $(printf '%s\n' "$SHIPPED" | grep -c .) shipped files of manifests prompts examples systemd docs providers/*.sh"
 if [ "$DRY" = 0 ]; then
   printf '%s\n' "$SHIPPED" | while IFS= read -r f; do
     mkdir -p "$APP.new/$(dirname "$f")" && cp -p "$SRC/$f" "$APP.new/$f"

@@ -2,7 +2,7 @@
  * Issue 21 item 6: "`pico eval`: a progress line (case n of N, elapsed,
  * estimate left) on stderr; a cassette remembers its `--limit` and case ids;
  * `--replay` replays what it holds." The compiled CLI (dist/; build first)
- * records a real shell provider — the README's worked `dir-size` example,
+ * records a real shell provider — the docs' worked `dir-size` example,
  * written into a fresh root — and replays the cassette with and without
  * `--limit`.
  */
@@ -14,12 +14,12 @@ import { evalProgress, humanDuration, progressLine } from '../../src/eval/progre
 import { makeRoot } from '../helpers/root.js';
 import { tempDir } from '../helpers/temp.js';
 import { picoAsync as pico } from '../daemon/spawn.js';
-import { exampleFiles, README, section } from '../readme/readme.js';
+import { allExampleFiles } from '../readme/readme.js';
 
-/** A root holding the README's dir-size schema, capability, provider and program, and a case file of `n` du lines. */
+/** A root holding the docs' dir-size schema, capability, provider and program, and a case file of `n` du lines. */
 function dirSizeRoot(n: number): { root: string; cases: string } {
   const root = makeRoot('pico-eval-cassette-');
-  for (const [rel, body] of exampleFiles(section(README, /^## Files you write$/))) {
+  for (const [rel, body] of allExampleFiles()) {
     if (!/^(manifests\/(schemas|capabilities|providers)\/|providers\/)/.test(rel) || !/dir.size|dir_size|extract/.test(rel)) continue;
     mkdirSync(dirname(join(root, rel)), { recursive: true });
     writeFileSync(join(root, rel), body);

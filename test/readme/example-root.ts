@@ -1,6 +1,7 @@
 /**
- * A root holding the README's "Files you write" examples, and a way to run a README line in it:
- * shared by the files that run those examples (examples.test.ts, unreadable.test.ts).
+ * A root holding the example files of the README and docs/ (`<!-- file: … -->`), and a way to
+ * run a line of a page in it: shared by the files that run those examples (examples.test.ts,
+ * unreadable.test.ts, the walk in commands.test.ts).
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -8,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
 import { MAIN_JS, pico } from '../daemon/spawn.js';
-import { exampleFiles, README, section } from './readme.js';
+import { allExampleFiles } from './readme.js';
 
-export const FILES = exampleFiles(section(README, /^## Files you write$/));
+export const FILES = allExampleFiles();
 
 /** A fresh root from the compiled `pico init`, with every example file but those left out written into it. */
 export function exampleRoot(leaveOut: (path: string) => boolean = () => false): string {

@@ -1,12 +1,13 @@
 /**
- * The README's "Files you write" examples, run for real: each example file of
- * that section (marked `<!-- file: PATH -->`, see readme.ts) is written into a
- * fresh root made by the compiled `pico init`, and the section's
- * `<!-- run -->` commands run in it with the compiled CLI — the manifests
- * check, the shell provider answering through `pico call`, the job answering
- * through `pico run`, the playbook planning a goal, the eval case file and the
- * policy file. The settings, approval and decision examples are read by the
- * real daemon. Needs `npm run build` first.
+ * The docs' example files, run for real: each example file of every page
+ * (marked `<!-- file: PATH -->`, see readme.ts) is written into a fresh root
+ * made by the compiled `pico init`, and the worked example of
+ * docs/manifests.md (its `<!-- run -->` block) runs in it with the compiled
+ * CLI — the manifests check, the shell provider answering through `pico
+ * call`, the job answering through `pico run`, the playbook planning a goal,
+ * the eval case file and the policy file — and what each printed is checked.
+ * The settings, approval and decision examples of docs/operating.md are read
+ * by the real daemon. Needs `npm run build` first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -15,29 +16,28 @@ import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/daemon/settings.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { MAIN_JS, startDaemon } from '../daemon/spawn.js';
-import { exampleFiles, README, runLines, section } from './readme.js';
-import { exampleRoot, sh } from './example-root.js';
+import { page, runLines } from './readme.js';
+import { exampleRoot, FILES, sh } from './example-root.js';
 import { userName } from '../../src/base/user-name.js';
 
-const REFERENCE = section(README, /^## Files you write$/);
-const FILES = exampleFiles(REFERENCE);
+const WORKED = page('docs/manifests.md');
 
-describe('the README reference "Files you write"', () => {
+describe('the docs\' example files and the worked example of docs/manifests.md', () => {
   it('has an example file for every kind of file it documents, and a run block', () => {
     const kinds = [...FILES.keys()].map((p) => p.replace(/[^/]+$/, ''));
     for (const dir of ['manifests/tools/', 'manifests/schemas/', 'manifests/capabilities/', 'manifests/providers/', 'providers/', 'prompts/', 'manifests/playbooks/', 'sessions/SESSION/approvals/']) {
       expect(kinds, `an example under ${dir}`).toContain(dir);
     }
     for (const f of ['settings.json', 'approval.json', 'dir-size-job.json', 'shell-first.json', 'dir-size-cases.json']) expect(FILES.has(f), f).toBe(true);
-    expect(runLines(REFERENCE).length).toBeGreaterThanOrEqual(5);
+    expect(runLines(WORKED).length).toBeGreaterThanOrEqual(5);
   });
 
   it('runs as written: the manifests check passes, the shell provider answers, the job answers, the playbook plans, eval and the policy replay run', async () => {
     const root = exampleRoot();
     const out: Record<string, string> = {};
-    for (const l of runLines(REFERENCE)) {
+    for (const l of runLines(WORKED)) {
       const r = await sh(root, l.command);
-      expect(r.code, `README line ${l.line}: ${l.command}\n${r.stdout}\n${r.stderr}`).toBe(l.expectExit);
+      expect(r.code, `docs/manifests.md line ${l.line}: ${l.command}\n${r.stdout}\n${r.stderr}`).toBe(l.expectExit);
       out[l.command.split(' ').slice(0, 2).join(' ')] = r.stdout;
     }
     expect(out['pico manifests']).toMatch(/^ok: /);
@@ -111,7 +111,7 @@ describe('the README reference "Files you write"', () => {
     expect(await d.exited).toBe(0);
   }, 60_000);
 
-  it('a settings.json with a wrong field stops the daemon at start with exit 3, as the reference says', () => {
+  it('a settings.json with a wrong field stops the daemon at start with exit 3, as docs/operating.md says', () => {
     const root = exampleRoot();
     writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', grace_ms: -1 }));
     const r = spawnSync(process.execPath, [MAIN_JS, 'daemon', '--root', root], { encoding: 'utf8', timeout: 30_000 });

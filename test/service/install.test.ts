@@ -98,8 +98,8 @@ describe('systemd/install.sh', () => {
   it('stages only the files the package ships (those git tracks), one by one, never a whole folder of the checkout', () => {
     const r = sh(INSTALL, ['--dry-run', '--no-users', '--prefix', tempDir('pico-install-')]);
     expect(r.code, r.out).toBe(0);
-    const shipped = spawnSync('git', ['-C', CHECKOUT, 'ls-files', '--', 'manifests', 'prompts', 'examples', 'systemd', 'providers/*.sh'], { encoding: 'utf8' });
-    if (shipped.status === 0) expect(r.out).toContain(`+ copy the ${shipped.stdout.trim().split('\n').length} shipped files of manifests prompts examples systemd providers/*.sh`);
+    const shipped = spawnSync('git', ['-C', CHECKOUT, 'ls-files', '--', 'manifests', 'prompts', 'examples', 'systemd', 'docs', 'providers/*.sh'], { encoding: 'utf8' });
+    if (shipped.status === 0) expect(r.out).toContain(`+ copy the ${shipped.stdout.trim().split('\n').length} shipped files of manifests prompts examples systemd docs providers/*.sh`);
     expect(r.out).not.toMatch(/cp -Rp \S+\/(manifests|examples|prompts) /);
   });
 
@@ -115,8 +115,8 @@ describe('systemd/install.sh', () => {
     expect(first.code, first.out).toBe(0);
     expect(first.out).toMatch(/installing into /);
     expect(first.out).toMatch(/\(skipped: systemctl enable --now picoharness\.service\)/);
-    // the app: what runs, not the development checkout
-    expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
+    // the app: what runs and its docs, not the development checkout
+    expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'docs', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
     expect(readdirSync(join(app, 'dist')).sort()).toEqual(['providers', 'src']);
     expect(readdirSync(join(app, 'providers')).every((n) => n.endsWith('.sh'))).toBe(true);
     expect(lstatSync(join(app, 'node_modules')).isSymbolicLink()).toBe(true);
