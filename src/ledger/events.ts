@@ -69,6 +69,29 @@ export const planStepSchema = z.strictObject({
   from: z.array(z.string()),
 });
 
+/** A fact an answer sentence was made from: its step and the seq of its fact_added event. */
+export const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
+
+/**
+ * One sentence of an answer (answer@1 `sentences`, answer_sent `sentences`): its text, the part
+ * of the goal it speaks for (index into coverage.parts), the facts it was made from, or — with no
+ * fact — the name of the fixed phrase it is; `selection` records the ask it answers.
+ */
+export const sentenceSchema = z.strictObject({
+  text: z.string(),
+  part: z.number().int().nonnegative().optional(),
+  from: z.array(sourceSchema),
+  fixed: z.string().optional(),
+  selection: z.strictObject({
+    kind: z.string(), name: z.string().optional(), noun: z.string().optional(),
+    field: z.string(), result: z.unknown(),
+  }).optional(),
+});
+export type AnswerSentence = z.infer<typeof sentenceSchema>;
+
+/** What a part of the goal asks of the facts (seam §1: plan_created.parts[].ask). */
+export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
+
 export const eventSchemas = {
   composition: z.strictObject({
     ...base, type: z.literal('composition'),
@@ -229,11 +252,40 @@ export const eventSchemas = {
   declined: z.strictObject({
     ...base, type: z.literal('declined'), reason: z.string(), missing: z.array(z.string()),
   }),
+  /**
+   * Whether each part of the goal is answered, partial or not checked, decided once before the
+   * answer step (seam §2): the renderer reads it through the answer step's input, the loop for the
+   * outcome. `steps` are the part's checks (its follow-ups too), `from` the facts that answer it,
+   * `left` its checks that hold no fact with why in plain words, `said` the plain sentence of a
+   * part no check served; a part naming a unit, process, path or package (`named`) is answered
+   * only by a fact that speaks of it. `stopped`: the checks stopped early, in plain words.
+   */
+  coverage: z.strictObject({
+    ...base, type: z.literal('coverage'),
+    parts: z.array(z.strictObject({
+      text: z.string(),
+      status: z.enum(['answered', 'partial', 'unchecked']),
+      steps: z.array(z.string()),
+      from: z.array(sourceSchema),
+      left: z.array(z.strictObject({ step: z.string(), what: z.string(), why: z.string() })).optional(),
+      said: z.string().optional(),
+      offers: z.array(z.string()).optional(),
+      window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(),
+      named: z.string().optional(),
+      subject: z.string().optional(),
+      ask: askSchema.optional(),
+      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
+      followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
+    })),
+    stopped: z.string().optional(),
+  }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),
     outcome: z.enum(['answered', 'partial', 'declined', 'cancelled']),
     text: z.string(), missing: z.array(z.string()), trust: trustSchema,
     spent: budgetSpentSchema,
+    /** the answer's sentences, each with the facts it was made from or the fixed phrase it is (absent in older ledgers) */
+    sentences: z.array(sentenceSchema).optional(),
   }),
 } as const;
 

@@ -19,6 +19,8 @@ export interface SessionResultDoc {
   goal: string | null;
   outcome: 'answered' | 'partial' | 'declined' | 'cancelled';
   answer: string;
+  /** the answer's sentences, each with the facts it was made from (step, ledger seq) or the fixed phrase it is; absent for older ledgers */
+  sentences?: { text: string; part?: number; from: { step: string; seq: number }[]; fixed?: string; selection?: unknown }[];
   missing: string[];
   trust: string;
   facts: { step: string; schema: string; provider: string; trust: string; confidence: number | null; fact: unknown; provenance: string }[];
@@ -45,7 +47,7 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
   return {
     result: 'result@1', session_id: sessionId,
     goal: user?.type === 'user_input' ? user.text : null,
-    outcome: answer.outcome, answer: answer.text, missing: answer.missing, trust: answer.trust,
+    outcome: answer.outcome, answer: answer.text, ...(answer.sentences ? { sentences: answer.sentences } : {}), missing: answer.missing, trust: answer.trust,
     facts, spent: answer.spent,
     composition: comp?.type === 'composition' ? comp.hash : null,
     started_at: events[0]?.t ?? null, ended_at: answer.t,

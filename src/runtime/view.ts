@@ -12,6 +12,8 @@ import type { Trust } from '../base/trust.js';
 
 export interface FactInput {
   step: string;
+  /** the seq of the fact's fact_added event: what an answer sentence names as its source */
+  seq: number;
   schema: string;
   trust: Trust;
   fact: unknown;
@@ -22,9 +24,20 @@ export interface FactInput {
 /** The `x-sentence` of a schema, to go beside its fact in the answer step's input (none: nothing). */
 export const sentenceOf = (json: Record<string, unknown> | undefined): { sentence?: unknown } => (json && 'x-sentence' in json ? { sentence: json['x-sentence'] } : {});
 
-/** The input text of a step that reduces earlier facts (the answer step). */
-export function factsInput(goal: string, facts: FactInput[], missing: string[]): string {
-  return canonicalJson({ goal, facts, missing });
+/** The input text of a step that reduces earlier facts (the answer step), with the recorded coverage of the goal's parts when there is one. */
+export function factsInput(goal: string, facts: FactInput[], missing: string[], parts?: unknown[]): string {
+  return canonicalJson({ goal, facts, missing, ...(parts ? { parts } : {}) });
+}
+
+/** The parts of the last coverage event before `beforeSeq` (seam §2), without the event's own fields; none recorded: undefined. */
+export function coveredParts(events: readonly LedgerEvent[], beforeSeq: number): unknown[] | undefined {
+  for (let i = Math.min(events.length, beforeSeq) - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'coverage') return e.parts;
+    // a coverage speaks for the facts before it: a step started after it is not what it covered
+    if (e.type === 'fact_added') return undefined;
+  }
+  return undefined;
 }
 
 export interface ProviderView {
@@ -67,10 +80,10 @@ export function rebuildView(
     const missing: string[] = [];
     for (const s of from) {
       const f = [...events].reverse().find((e) => e.type === 'fact_added' && e.step === s);
-      if (f && f.type === 'fact_added') facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
+      if (f && f.type === 'fact_added') facts.push({ step: s, seq: f.seq, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
       else missing.push(s);
     }
-    input = factsInput(user.text, facts, missing);
+    input = factsInput(user.text, facts, missing, coveredParts(events, startedAt));
   }
   let feedback: string | null = null;
   if (attempt > 1) {

@@ -1,0 +1,64 @@
+/**
+ * A selection said (src/agent/answer/select.ts makes it): "There are 143
+ * processes.", "The failed units: "a", "b".", ""python3" is not among the 20
+ * processes read; …", the lines themselves. Every name and line came from a
+ * fact (T1), so each appears only quoted; a list cut short is said to be cut
+ * (a lower bound, or "not among those read"), never "none". The lines of a
+ * show ask are each a sentence of their own, so each names its source.
+ */
+import type { Selection } from '../../src/agent/answer/select.js';
+import { count, int, oneOf, quote, quotedList, str } from './words.js';
+
+const LEVELS = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'] as const;
+
+/** How long one shown line may be, in characters, before it is cut with "…". */
+export const LINE_MAX = 200;
+
+/** The sentences of a selection, in order. */
+export function selectionSentences(s: Selection): string[] {
+  const [one, many] = s.label;
+  const n = typeof s.result === 'number' ? s.result : s.listed;
+  switch (s.kind) {
+    case 'count':
+      if (s.total === null && !s.whole) return [`At least ${count(n, one, many)}: the read keeps only ${s.listed}, so there may be more.`];
+      return [n === 0 ? `There are no ${many}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, one, many)}.`];
+    case 'list': {
+      const names = s.result as string[];
+      if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${many} read is listed by name.`];
+      const cut = s.total !== null && s.total > s.listed ? `The first ${s.listed} of ${count(s.total, one, many)}` : `The ${many}${s.whole ? '' : ' read'}`;
+      return [`${cut}: ${quotedList(names, 10)}.`];
+    }
+    case 'member': {
+      const name = quote(s.name ?? '?');
+      if (s.result === true) {
+        const found = s.items.slice(0, 3).map((i) => itemPhrase(i)).filter((x) => x.length > 0);
+        return [`${name} is among the ${many}${s.whole ? '' : ' read'}${found.length ? `: ${found.join(', ')}` : ''}.`];
+      }
+      if (s.whole) return [`${name} is not among the ${count(s.total ?? s.listed, one, many)}.`];
+      return [`${name} is not among the ${count(s.listed, one, many)} read; the read keeps only those, so it may still be there.`];
+    }
+    case 'show': {
+      if (s.items.length === 0) return [s.whole ? `There are no ${many} in what was read.` : `No ${many} were returned.`];
+      const head = `The last ${count(s.listed, one, many)}${s.total !== null && s.total > s.listed ? ` of ${s.total}` : ''}, oldest first:`;
+      return [head, ...s.items.map((i) => linePhrase(i))];
+    }
+    default:
+      return [];
+  }
+}
+
+/** A found item: its name quoted, with its pid when it has one. */
+function itemPhrase(i: Record<string, unknown>): string {
+  const name = str(i.command) ?? str(i.unit) ?? str(i.name) ?? str(i.mount) ?? str(i.file) ?? str(i.path) ?? str(i.text);
+  const pid = int(i.pid);
+  return name === null ? '' : `${quote(name)}${pid !== null ? ` (pid ${pid})` : ''}`;
+}
+
+/** One line as it was written: its time and source quoted, then its text quoted (escaped, one line, cut long). */
+function linePhrase(i: Record<string, unknown>): string {
+  const at = str(i.at);
+  const source = str(i.source);
+  const level = oneOf(i.level, LEVELS);
+  const text = str(i.text) ?? str(i.line) ?? str(i.message) ?? '';
+  return `${at !== null ? `${quote(at)} ` : ''}${source !== null ? `${quote(source)}` : ''}${level !== null ? ` [${level}]` : ''}${at !== null || source !== null || level !== null ? ': ' : ''}${quote(text, LINE_MAX)}`;
+}
