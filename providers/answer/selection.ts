@@ -21,7 +21,10 @@ export function selectionSentences(s: Selection): string[] {
   switch (s.kind) {
     case 'count':
       if (s.total === null && !s.whole) return [`At least ${count(n, one, many)}: the read keeps only ${s.listed}, so there may be more.`];
-      return [n === 0 ? `There are no ${many}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, one, many)}.`];
+      {
+        const [o, m] = s.total !== null && s.totalLabel ? s.totalLabel : s.label;
+        return [n === 0 ? `There are no ${m}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, o, m)}.`];
+      }
     case 'list': {
       const names = s.result as string[];
       if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${many} read is listed by name.`];

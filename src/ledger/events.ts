@@ -31,6 +31,9 @@ const base = {
   session_id: z.string().min(1),
 };
 
+/** Why a tool read nothing, in the tool manifest's plain words (seam §7): absent, unreadable and empty are different causes. */
+const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
+
 /** Fields every failure event carries (design §2). */
 const failure = {
   ...base,
@@ -142,6 +145,12 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
+      /** seam §1: the words the part asks about, the words that chose its playbooks, who planned it, what it asks of the facts, a change it asks for */
+      subject: z.string().optional(),
+      matched: z.array(z.string()).optional(),
+      source: z.enum(['playbook', 'retrieval', 'model']).optional(),
+      ask: askSchema.optional(),
+      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
@@ -207,9 +216,9 @@ export const eventSchemas = {
   range_failed: z.strictObject({ ...failure, type: z.literal('range_failed') }),
   crosscheck_failed: z.strictObject({ ...failure, type: z.literal('crosscheck_failed') }),
   critic_rejected: z.strictObject({ ...failure, type: z.literal('critic_rejected') }),
-  tool_failed: z.strictObject({ ...failure, type: z.literal('tool_failed') }),
+  tool_failed: z.strictObject({ ...failure, type: z.literal('tool_failed'), cause: toolCause.optional() }),
   tool_timeout: z.strictObject({ ...failure, type: z.literal('tool_timeout') }),
-  tool_empty: z.strictObject({ ...failure, type: z.literal('tool_empty') }),
+  tool_empty: z.strictObject({ ...failure, type: z.literal('tool_empty'), cause: toolCause.optional() }),
   capability_gap: z.strictObject({
     ...failure, type: z.literal('capability_gap'),
     /** why each candidate was filtered out, in filter order */

@@ -98,7 +98,7 @@ describe('the answer renderer says a fact through its schema\'s sentence', () =>
   });
 
   it('the provider refuses an input whose sentence is not a string or a list of strings, naming the field', () => {
-    const text = JSON.stringify({ goal: 'g', facts: [{ ...fact({ path: '/x', kilobytes: 1 }), sentence: { evil: true } }], missing: [] });
+    const text = JSON.stringify({ goal: 'g', facts: [{ ...fact({ path: '/x', kilobytes: 1 }), seq: 3, sentence: { evil: true } }], missing: [] });
     expect(() => answerProvider({ text, capability: 'answer@1', schemaId: 'answer@1' })).toThrow(/facts\[0\]\.sentence \(the schema's x-sentence\) must be a string or a list of strings/);
   });
 });

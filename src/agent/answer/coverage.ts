@@ -170,13 +170,16 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
   const answering = held.filter((s) => {
     const c = h.checks.get(s)!;
     if (p.act) return h.words.destructive(c.tool);
-    return !named || speaksOf(named, c.args, h.facts.get(s)!.fact);
+    if (!named || speaksOf(named, c.args, h.facts.get(s)!.fact)) return true;
+    // "is NAME among them": a list of such things answers it, with the name in it or not
+    return p.ask?.kind === 'member' && select(p.ask, [{ step: s, ...h.facts.get(s)! }]) !== null;
   });
   const from = answering.map((s) => ({ step: s, seq: h.facts.get(s)!.seq }));
   const withNamed = named ? { named } : {};
   if (answering.length === 0) {
+    const whys = [...new Set(left.map((l) => l.why))];
     const said = left.length
-      ? `I could not check ${quoted}: ${leftWords(left)}.`
+      ? `I could not check ${quoted}: ${whys.length === 1 ? whys[0] : leftWords(left)}.`
       : named ? `I could not check ${quoted}: nothing that was read speaks of "${named}".` : `I could not check ${quoted}.`;
     return { ...base, ...withNamed, left, said, ...(offers.length ? { offers } : {}) };
   }

@@ -41,11 +41,13 @@ interface ListField {
   bounded?: boolean;
   /** the things in words, one and many */
   label: [string, string];
+  /** what the total counts, in words, when it counts more than the list's things (threads beside processes) */
+  totalLabel?: [string, string];
 }
 
 const LISTS: Record<Noun, Record<string, ListField>> = {
   process: {
-    'load_processes@1': { field: 'processes', name: ['command'], total: 'tasks', bounded: true, label: ['process', 'processes'] },
+    'load_processes@1': { field: 'processes', name: ['command'], total: 'tasks', bounded: true, label: ['process', 'processes'], totalLabel: ['task (a process or a thread)', 'tasks (processes and their threads)'] },
   },
   unit: {
     'failed_units@1': { field: 'units', name: ['unit'], total: 'failed_count', label: ['failed unit', 'failed units'] },
@@ -102,6 +104,8 @@ export interface Selection {
   items: Record<string, unknown>[];
   /** the list's things in words, one and many */
   label: [string, string];
+  /** what `total` counts, when it is not the list's things */
+  totalLabel?: [string, string];
   /** how many the list holds, and how many exist when the fact counts them */
   listed: number;
   total: number | null;
@@ -166,7 +170,7 @@ export function select(ask: Ask | undefined, facts: readonly SelectFact[]): Sele
       const totalRaw = list.total !== undefined ? fact[list.total] : undefined;
       const total = typeof totalRaw === 'number' && Number.isInteger(totalRaw) ? totalRaw : null;
       const whole = total !== null ? total <= list.items.length : !list.bounded;
-      const base = { kind: ask.kind, ...(ask.name ? { name: ask.name } : {}), noun: n, field: `${f.schema}.${list.field}`, label: list.label, listed: list.items.length, total, whole, from: [{ step: f.step, seq: f.seq }] };
+      const base = { kind: ask.kind, ...(ask.name ? { name: ask.name } : {}), noun: n, field: `${f.schema}.${list.field}`, label: list.label, ...(list.totalLabel ? { totalLabel: list.totalLabel } : {}), listed: list.items.length, total, whole, from: [{ step: f.step, seq: f.seq }] };
       const names = list.items.map((i) => itemName(i, list.name)).filter((x): x is string => x !== null);
       if (ask.kind === 'count') return { ...base, result: total ?? list.items.length, items: [] };
       if (ask.kind === 'list' || ask.kind === 'show') return { ...base, result: names, items: list.items };
