@@ -12,10 +12,11 @@ import { isPackageDir } from '../base/package.js';
 import { isStorageError, storageCode, storageFix } from '../base/storage-error.js';
 
 /** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
-type Command = { summary: string; writes?: 'flag' | 'positional'; inboxGroupMay?: true; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+type Command = { summary: string; writes?: 'flag' | 'positional'; inboxGroupMay?: true | ((argv: readonly string[]) => boolean); load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a root with the shipped defaults: pico init DIR', writes: 'positional', load: () => import('./init.js') },
+  ask: { summary: 'ask a question: answered in the foreground, or --submit to the daemon and followed: pico ask "QUESTION" [--submit] [--root DIR] [--json]', writes: 'flag', inboxGroupMay: (argv) => argv.includes('--submit'), load: () => import('./ask.js') },
   run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', writes: 'flag', load: () => import('./run.js') },
   plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', writes: 'flag', load: () => import('./plan.js') },
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
@@ -98,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
           `so nothing a command does may write there\nfix: name a root with --root DIR (make one with pico init DIR; npm start makes and uses ./root, which git ignores)\n`);
         return EXIT.usage;
       }
-      if (root !== null) assertRootOwner(root, name, rest, cmd.inboxGroupMay);
+      if (root !== null) assertRootOwner(root, name, rest, typeof cmd.inboxGroupMay === 'function' ? cmd.inboxGroupMay(rest) : cmd.inboxGroupMay);
     }
     return await (await cmd.load()).main(rest);
   } catch (err) {
