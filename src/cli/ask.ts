@@ -19,7 +19,10 @@
  * unknown budget class, or --submit with no daemon serving the root; 3 the
  * root's manifests do not load; 4 a bug.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readLedger } from '../ledger/ledger.js';
+import { resultFromEvents, type SessionResultDoc } from '../runtime/result.js';
 import { daemonPaths, sessionFiles } from '../daemon/paths.js';
 import { whyUnserved } from '../daemon/status.js';
 import { dropIntoInbox } from '../daemon/submit.js';
@@ -28,6 +31,9 @@ import { parseJob, type Job } from '../runtime/job.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runForeground } from './run.js';
 import { followJob } from './watch.js';
+
+/** How long to wait for the daemon's result.json once the answer is in the ledger, before it is read from the ledger itself. */
+const RESULT_WAIT_MS = 10_000;
 
 const USAGE = 'pico ask "QUESTION" [--submit] [--budget interactive|attended|background|batch] [--root DIR] [--json]';
 
@@ -56,7 +62,10 @@ async function submitAndFollow(root: string, job: Job, json: boolean): Promise<n
   const f = await followJob(root, id, { quiet: json, out: process.stderr, who: 'pico ask', skip: (type) => type === 'answer_sent' });
   if (f.end === 'waiting' && json) emit(true, { job: id, session: id, state: 'waiting' }, () => '');
   if (f.end !== 'closed') return f.end === 'interrupted' ? 130 : EXIT.negative;
-  const doc = JSON.parse(readFileSync(sessionFiles(paths, id).result, 'utf8')) as { outcome: string; answer: string };
+  // the answer is in the ledger first; the daemon writes result.json from it a moment later
+  const files = sessionFiles(paths, id);
+  for (let waited = 0; !existsSync(files.result) && waited < RESULT_WAIT_MS; waited += 50) await sleep(50);
+  const doc = existsSync(files.result) ? JSON.parse(readFileSync(files.result, 'utf8')) as SessionResultDoc : resultFromEvents(id, readLedger(files.dir));
   emit(json, doc, () => `${doc.answer}\n\n[${doc.outcome}] session ${id} — pico show ${id} --root ${root}`);
   return doc.outcome === 'answered' ? EXIT.ok : EXIT.negative;
 }
