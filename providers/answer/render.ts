@@ -162,7 +162,7 @@ function speakPart(p: CoveredPart, i: number, input: AnswerInput, put: (s: Answe
   const facts = p.steps.map((st) => input.facts.find((f) => f.step === st)).filter((f): f is AnswerFact => f !== undefined);
   const answering = facts.filter((f) => p.from.some((x) => x.step === f.step));
   if (p.status === 'unchecked') {
-    put({ text: p.said ?? 'This could not be checked.', part: i, from: [], fixed: 'unchecked' });
+    for (const t of splitSentences(p.said ?? 'This could not be checked.')) put({ text: t, part: i, from: [], fixed: 'unchecked' });
     if (p.offers?.length) put({ text: `I can check instead: ${p.offers.map((o) => `"${o}"`).join(', ')}.`, part: i, from: [], fixed: 'offers' });
     // what was read beside it is true and may be said, but it does not answer the part
     for (const f of facts) sayFact(f, i);
@@ -178,7 +178,7 @@ function speakPart(p: CoveredPart, i: number, input: AnswerInput, put: (s: Answe
   // beside a selection, only a fact whose state is not ok is worth a word
   for (const f of order) if (!sel || alarming(f)) sayFact(f, i);
   if (p.window) put({ text: `Time window read: ${p.window.label}.`, part: i, from: p.window.from });
-  if (p.status === 'partial' && p.said) put({ text: p.said, part: i, from: [], fixed: 'not-checked' });
+  if (p.status === 'partial' && p.said) for (const t of splitSentences(p.said)) put({ text: t, part: i, from: [], fixed: 'not-checked' });
 }
 
 /** The text (a part's sentences on one line, each part on its own), bounded, and the steps cited. */

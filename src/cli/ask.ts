@@ -1,9 +1,9 @@
 /**
- * `pico ask "QUESTION" [--submit] [--budget CLASS] [--root DIR] [--json]`:
+ * `pico ask "QUESTION" [--submit] [--budget-class CLASS] [--root DIR] [--json]`:
  * the front door — a question typed on the command line, answered.
  *
  * The words become the job a job file would hold (src/jobs/goal.ts: the goal,
- * budget class `attended` unless --budget names another), so a question asked
+ * budget class `attended` unless --budget-class names another), so a question asked
  * here is planned and answered exactly as one submitted by file or over the
  * API. Without --submit it runs in the foreground through the code `pico run`
  * uses: live progress on stderr, the answer alone on stdout. With --submit it
@@ -35,13 +35,13 @@ import { followJob } from './watch.js';
 /** How long to wait for the daemon's result.json once the answer is in the ledger, before it is read from the ledger itself. */
 const RESULT_WAIT_MS = 10_000;
 
-const USAGE = 'pico ask "QUESTION" [--submit] [--budget interactive|attended|background|batch] [--root DIR] [--json]';
+const USAGE = 'pico ask "QUESTION" [--submit] [--budget-class interactive|attended|background|batch] [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, submit: { type: 'boolean' }, budget: { type: 'string' } }, USAGE);
+  const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, submit: { type: 'boolean' }, 'budget-class': { type: 'string' } }, USAGE);
   const goal = positionals.join(' ').trim();
   if (!goal) throw new UsageError(`ask a question, e.g. pico ask "Why is the disk full?"\nusage: ${USAGE}`);
-  const job = parseJob(goalJob(goal, { label: values.submit ? 'pico ask --submit' : 'pico ask', ...(values.budget ? { budget_class: values.budget } : {}) }), 'pico ask');
+  const job = parseJob(goalJob(goal, { label: values.submit ? 'pico ask --submit' : 'pico ask', ...(values['budget-class'] ? { budget_class: values['budget-class'] } : {}) }), 'pico ask');
   const root = rootOf(values);
   if (!values.submit) return runForeground(root, job, { json: !!values.json, source: 'pico ask' });
   return submitAndFollow(root, job, !!values.json);

@@ -55,7 +55,7 @@ describe('pico ask', () => {
     const none = await picoAsync(['ask', '--root', root]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/ask a question, e\.g\. pico ask "Why is the disk full\?"/);
-    const badBudget = await picoAsync(['ask', 'how much ram is free', '--budget', 'soon', '--root', root]);
+    const badBudget = await picoAsync(['ask', 'how much ram is free', '--budget-class', 'soon', '--root', root]);
     expect(badBudget.code).toBe(2);
     expect(badBudget.stderr).toMatch(/budget_class/);
     expect(readdirSync(join(root, 'sessions')).length).toBe(before);

@@ -75,6 +75,9 @@ const FILLER = new Set(['yeah', 'yes', 'yep', 'ya', 'right', 'ok', 'okay', 'than
 
 const say = (text: string): string => text.replace(/[\s.]+$/, '');
 
+/** What a part answered from a read its tool could make only in part (a declared partial exit code) says. */
+export const READ_IN_PART = 'This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.';
+
 /** Why a step holds no fact, in words: the tool's own cause when it gave one, else the failure's kind. */
 function whyNot(events: readonly LedgerEvent[], step: string): string {
   const mine = events.filter((e) => 'step' in e && (e as { step: string }).step === step && 'error' in e);
@@ -137,7 +140,8 @@ export function decideCoverage(events: readonly LedgerEvent[], words: CoverageWo
     parts.push(coverPart(p, steps, followups[i]!, { events, checks, facts, outputs, words }));
   });
   // one part: its own words need not be repeated in what was not checked
-  if (parts.length === 1 && parts[0]!.said?.startsWith('Not checked for ')) parts[0]!.said = `Not checked: ${parts[0]!.said.slice(parts[0]!.said.indexOf('": ') + 3)}`;
+  const only = parts.length === 1 ? parts[0]! : null;
+  if (only?.status === 'partial' && only.said?.startsWith('Not checked for ')) only.said = `Not checked: ${only.said.slice(`Not checked for "${only.text.slice(0, 120).replace(/"/g, "'")}": `.length)}`;
 
   const stopped = events.some((e) => e.type === 'breaker_tripped' && e.breaker === 'loop') ? 'The checks stopped early: a check that had failed was proposed again.' : undefined;
   return { parts, ...(stopped ? { stopped } : {}) };
@@ -192,13 +196,16 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
   const short = selects && (!selection || !selectionWhole(selection));
   const notes: string[] = [];
   if (left.length) notes.push(leftWords(left));
-  if (cut.length) notes.push(`${cut.map((s) => h.words.check(h.checks.get(s)!.tool, h.checks.get(s)!.args)).join('; ')} could read only part of what it was asked to`);
   if (selects && !selection) notes.push(`what was read does not list ${nounWords(p.ask!)}`);
-  const partial = notes.length > 0 || short;
+  const said = [
+    ...(notes.length ? [`Not checked for ${quoted}: ${notes.join('; ')}.`] : []),
+    ...(cut.length ? [READ_IN_PART] : []),
+  ];
+  const partial = said.length > 0 || short;
   return {
     ...base, ...withNamed, status: partial ? 'partial' : 'answered', from, ...windowed,
     ...(left.length ? { left } : {}),
-    ...(notes.length ? { said: `Not checked for ${quoted}: ${notes.join('; ')}.` } : {}),
+    ...(said.length ? { said: said.join(' ') } : {}),
   };
 }
 
