@@ -63,6 +63,19 @@ describe('coverage of the goal\'s parts, decided once', () => {
       expect(parts.map((p) => p.status)).toEqual(['answered']);
       expect(answer.text).not.toMatch(/could not check/);
     }
+    // what a story tells before its question is the question's context, not a part left unchecked
+    const story = session('So I came home and it was down. SSH timed out. What happened?', [{ step: 'journal_window', tool: 'journal_window', args: { since: 'today' } }], [
+      { text: 'So I came home', steps: [], unchecked: 'I could not check "So I came home": nothing on this machine looks at came or home.' },
+      { text: 'SSH timed out', steps: [], unchecked: 'I could not check "SSH timed out": nothing on this machine looks at timed.' },
+      { text: 'What happened', steps: ['journal_window'] },
+    ], { journal_window: { fact: log, schema: 'log_summary@2' } });
+    expect(story.parts.map((p) => [p.text, p.status])).toEqual([['What happened', 'answered']]);
+    // a request in a sentence of its own still asks, and is said to be unchecked
+    const asks = session('check my solar panel. is the disk full?', [{ step: 'capture_df', tool: 'capture_df' }], [
+      { text: 'check my solar panel', steps: [], unchecked: 'I could not check "check my solar panel": nothing on this machine looks at solar or panel.' },
+      { text: 'is the disk full', steps: ['capture_df'] },
+    ], { capture_df: { fact: df, schema: 'disk_usage@1' } });
+    expect(asks.parts.map((p) => p.status)).toEqual(['unchecked', 'answered']);
     // a part of its own that nothing serves is still said to be unchecked
     const { parts, answer } = session('is the disk full and whats the weather tomorrow', [{ step: 'capture_df', tool: 'capture_df' }], [{ text: 'is the disk full', steps: ['capture_df'] }, { text: 'whats the weather tomorrow', steps: [], unchecked: 'I could not check "whats the weather tomorrow": nothing on this machine looks at weather.' }], { capture_df: { fact: df, schema: 'disk_usage@1' } });
     expect(parts.map((p) => p.status)).toEqual(['answered', 'unchecked']);

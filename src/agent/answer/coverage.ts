@@ -28,7 +28,9 @@
  *   failure in words — never a step id or a tool name;
  * - a window is said only for a part whose answering checks read one;
  * - a fragment of the part before it (its words only point back at it —
- *   "their ips" — or are filler — "yeah") is not a part of its own;
+ *   "their ips" — or are filler — "yeah") is not a part of its own, nor is a
+ *   sentence that only tells ("SSH timed out.") in a goal that asks something
+ *   another part checks: it is the question's context;
  * - what can be checked instead is offered only when it is about the part.
  */
 import type { EventOf, LedgerEvent } from '../../ledger/events.js';
@@ -73,10 +75,26 @@ export interface CoverageWords {
 const POINTS_BACK = /^(?:their|its|it|them|those|these|that|this|the\s+same|same|both|either)\b/i;
 const FILLER = new Set(['yeah', 'yes', 'yep', 'ya', 'right', 'ok', 'okay', 'thanks', 'thank', 'you', 'thx', 'ty', 'please', 'pls', 'plz', 'cheers', 'cool', 'sure', 'lol', 'hmm', 'eh', 'huh', 'no', 'nope', 'innit']);
 
+// a part that opens with a question word or a request asks, wherever its sentence ends
+const ASKS = /^(?:(?:please|pls|and|also|so|then|now|hey|ok|okay)\s+)*(?:what|whats|what's|why|how|when|where|which|who|whose|is|are|was|were|do|does|did|can|could|will|would|should|has|have|any|check|show|list|tell|give|find|look|print|count|get|see|read|display|dump|tail|watch|report|compare|explain)\b/i;
+
 const say = (text: string): string => text.replace(/[\s.]+$/, '');
 
 /** What a part answered from a read its tool could make only in part (a declared partial exit code) says. */
 export const READ_IN_PART = 'This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.';
+
+/**
+ * Whether a part only tells (its sentence ends in "." or "!") in a goal that asks elsewhere ("So I
+ * came home and it was down. What happened?"): what it tells is the question's context, not a
+ * question of its own.
+ */
+function tellsOnly(goal: string, text: string): boolean {
+  if (!goal.includes('?') || ASKS.test(text.trim())) return false;
+  const at = goal.indexOf(text);
+  if (at < 0) return false;
+  const end = /[.!?]/.exec(goal.slice(at + text.length));
+  return end !== null && end[0] !== '?';
+}
 
 /** Why a step holds no fact, in words: the tool's own cause when it gave one, else the failure's kind. */
 function whyNot(events: readonly LedgerEvent[], step: string): string {
@@ -136,7 +154,7 @@ export function decideCoverage(events: readonly LedgerEvent[], words: CoverageWo
     // a fragment of the part before it is not a part of its own
     const said = p.text.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
     const fragment = steps.length === 0 && !p.act && parts.length > 0 && (POINTS_BACK.test(p.text.trim()) || (said.length > 0 && said.every((w) => FILLER.has(w))));
-    if (fragment) return;
+    if (fragment || (steps.length === 0 && !p.act && tellsOnly(goal, p.text) && recorded.some((q) => q !== p && q.steps.some((st) => checks.has(st))))) return;
     parts.push(coverPart(p, steps, followups[i]!, { events, checks, facts, outputs, words }));
   });
   // one part: its own words need not be repeated in what was not checked
