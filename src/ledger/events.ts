@@ -72,28 +72,16 @@ export const planStepSchema = z.strictObject({
   from: z.array(z.string()),
 });
 
-/** A fact an answer sentence was made from: its step and the seq of its fact_added event. */
-export const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
-
-/**
- * One sentence of an answer (answer@1 `sentences`, answer_sent `sentences`): its text, the part
- * of the goal it speaks for (index into coverage.parts), the facts it was made from, or — with no
- * fact — the name of the fixed phrase it is; `selection` records the ask it answers.
- */
+/** Seam §1 and §4: an answer sentence's source (a fact's step and fact_added seq); what a part asks of the facts; a change it asks for. */
+const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
+export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
+const actSchema = z.strictObject({ verb: z.string(), object: z.string().nullable() });
+/** One sentence of an answer: its facts or the fixed phrase it is, the part it speaks for, the ask it selects for. */
 export const sentenceSchema = z.strictObject({
-  text: z.string(),
-  part: z.number().int().nonnegative().optional(),
-  from: z.array(sourceSchema),
-  fixed: z.string().optional(),
-  selection: z.strictObject({
-    kind: z.string(), name: z.string().optional(), noun: z.string().optional(),
-    field: z.string(), result: z.unknown(),
-  }).optional(),
+  text: z.string(), part: z.number().int().nonnegative().optional(), from: z.array(sourceSchema), fixed: z.string().optional(),
+  selection: askSchema.extend({ field: z.string(), result: z.unknown() }).optional(),
 });
 export type AnswerSentence = z.infer<typeof sentenceSchema>;
-
-/** What a part of the goal asks of the facts (seam §1: plan_created.parts[].ask). */
-export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
 
 export const eventSchemas = {
   composition: z.strictObject({
@@ -145,12 +133,8 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
-      /** seam §1: the words the part asks about, the words that chose its playbooks, who planned it, what it asks of the facts, a change it asks for */
-      subject: z.string().optional(),
-      matched: z.array(z.string()).optional(),
-      source: z.enum(['playbook', 'retrieval', 'model']).optional(),
-      ask: askSchema.optional(),
-      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
+      /** seam §1: the words it asks about, the words that chose its playbooks, who planned it, what it asks of the facts, a change it asks for */
+      subject: z.string().optional(), matched: z.array(z.string()).optional(), source: z.enum(['playbook', 'retrieval', 'model']).optional(), ask: askSchema.optional(), act: actSchema.optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
@@ -261,40 +245,18 @@ export const eventSchemas = {
   declined: z.strictObject({
     ...base, type: z.literal('declined'), reason: z.string(), missing: z.array(z.string()),
   }),
-  /**
-   * Whether each part of the goal is answered, partial or not checked, decided once before the
-   * answer step (seam §2): the renderer reads it through the answer step's input, the loop for the
-   * outcome. `steps` are the part's checks (its follow-ups too), `from` the facts that answer it,
-   * `left` its checks that hold no fact with why in plain words, `said` the plain sentence of a
-   * part no check served; a part naming a unit, process, path or package (`named`) is answered
-   * only by a fact that speaks of it. `stopped`: the checks stopped early, in plain words.
-   */
-  coverage: z.strictObject({
-    ...base, type: z.literal('coverage'),
-    parts: z.array(z.strictObject({
-      text: z.string(),
-      status: z.enum(['answered', 'partial', 'unchecked']),
-      steps: z.array(z.string()),
-      from: z.array(sourceSchema),
-      left: z.array(z.strictObject({ step: z.string(), what: z.string(), why: z.string() })).optional(),
-      said: z.string().optional(),
-      offers: z.array(z.string()).optional(),
-      window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(),
-      named: z.string().optional(),
-      subject: z.string().optional(),
-      ask: askSchema.optional(),
-      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
-      followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
-    })),
-    stopped: z.string().optional(),
-  }),
+  /** Each part of the goal answered, partial or not checked, decided once before the answer step (seam §2; src/agent/answer/coverage.ts) */
+  coverage: z.strictObject({ ...base, type: z.literal('coverage'), parts: z.array(z.strictObject({
+    text: z.string(), status: z.enum(['answered', 'partial', 'unchecked']), steps: z.array(z.string()), from: z.array(sourceSchema),
+    left: z.array(z.strictObject({ step: z.string(), what: z.string(), why: z.string() })).optional(), said: z.string().optional(), offers: z.array(z.string()).optional(),
+    window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(), named: z.string().optional(), subject: z.string().optional(), ask: askSchema.optional(), act: actSchema.optional(),
+    followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
+  })), stopped: z.string().optional() }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),
     outcome: z.enum(['answered', 'partial', 'declined', 'cancelled']),
     text: z.string(), missing: z.array(z.string()), trust: trustSchema,
-    spent: budgetSpentSchema,
-    /** the answer's sentences, each with the facts it was made from or the fixed phrase it is (absent in older ledgers) */
-    sentences: z.array(sentenceSchema).optional(),
+    spent: budgetSpentSchema, sentences: z.array(sentenceSchema).optional(), // each with its sources (absent in older ledgers)
   }),
 } as const;
 

@@ -278,7 +278,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       fail('breaker_tripped', stopped, { breaker: 'max_steps' });
       continue;
     }
-    // COVERAGE, DECIDED ONCE: what each part of the goal got, recorded before the answer reads it
+    // COVERAGE, DECIDED ONCE (seam §2), recorded before the answer reads it
     if (!s.tool && s.schema === 'answer@1' && !d.job.plan) d.planner.cover?.(ledger, plan, d.registry);
     started++;
     d.log.debug({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
@@ -322,7 +322,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   return { interrupted: false, budget, plan };
 }
 
-/** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing (and by the recorded coverage of the goal's parts). */
+/** The answer: the last answer@1 fact's text, or a plain listing; outcome by what is missing. */
 function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Budget, plan: readonly PlanStepEv[]): void {
   // a session that has no plan (planning failed) names what planning said instead
   const planning = plan.length === 0 ? [...state.missing].filter(([step]) => step.startsWith('@')).map(([step, why]) => `${step} (plan@1): ${why}`) : [];
@@ -331,40 +331,31 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   const answerFact = last ? state.facts.get(last.step) : undefined;
   const dataFacts = plan.filter((s) => s.step !== last?.step && state.facts.has(s.step));
   const held = [...state.facts.values()].filter((f) => plan.some((s) => s.step === f.step));
-  // the coverage recorded before the answer step (seam §2): the renderer said every part of the goal from it
-  const coverage = ledger.all.findLast((e) => e.type === 'coverage');
-  let text: string;
-  let rendered: AnswerSentence[] | null = null;
+  const coverage = ledger.all.some((e) => e.type === 'coverage'); // seam §2: the renderer said every part from it
+  let text: string, said: AnswerSentence[];
   let outcome: EventOf<'answer_sent'>['outcome'];
   if (answerFact && last?.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
-    text = (answerFact.fact as { text: string }).text;
-    const said = (answerFact.fact as { sentences?: unknown }).sentences;
-    // a writer that names no sentences (a model) made its text from every fact it read
-    rendered = Array.isArray(said) ? (said as AnswerSentence[]) : [{ text, from: dataFacts.map((s) => ({ step: s.step, seq: state.facts.get(s.step)!.seq })) }];
-  } else if (held.length > 0) {
-    text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
-    rendered = held.map((f) => ({ text: `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`, from: [{ step: f.step, seq: f.seq }] }));
-  } else text = '';
-  const extra: AnswerSentence[] = [];
-  const add = (fixed: string, line: string): string => { extra.push({ text: line, from: [], fixed }); return line; };
+    text = (answerFact.fact as { text: string }).text; // a writer naming no sentences (a model) made it from every fact it read
+    said = (answerFact.fact as { sentences?: AnswerSentence[] }).sentences ?? [{ text, from: dataFacts.map((s) => ({ step: s.step, seq: state.facts.get(s.step)!.seq })) }];
+  } else {
+    said = held.map((f) => ({ text: `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`, from: [{ step: f.step, seq: f.seq }] }));
+    text = said.map((x) => x.text).join('\n');
+  }
+  const add = (fixed: string, line: string): string => { said.push({ text: line, from: [], fixed }); return line; };
   // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
   const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0, d.registry);
-  // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so (the coverage says it itself)
+  // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so (coverage says it itself)
   const cut = !coverage && plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
   const cutNote = cut ? ['This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.'] : [];
-  const unanswered = coverage?.type === 'coverage' ? coverage.parts.some((p) => p.status !== 'answered') : !!words?.unanswered;
-  if (missing.length === 0 && plan.length > 0) outcome = unanswered || cut ? 'partial' : 'answered';
+  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
   if (outcome === 'declined') {
     const reason = `nothing could be established: ${missing.join('; ')}`;
     ledger.append({ type: 'declined', reason, missing });
-    // the renderer said why each part could not be checked; without it, the planner's words or a plain line
-    if (!(coverage && answerFact && text)) {
-      rendered = null;
-      text = add('declined', words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`));
-    }
+    if (!(coverage && answerFact && text)) said.length = 0;
+    if (!(coverage && answerFact && text)) text = add('declined', words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`));
   } else if (words && outcome !== 'cancelled') {
     text = [text, ...words.notes.map((n) => add('explain', n)), ...cutNote.map((n) => add('partial-read', n))].filter((t) => t.length > 0).join('\n');
   } else if (outcome === 'partial') {
@@ -373,10 +364,9 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
     text = `${text ? `${text}\n` : ''}${add('cancelled', `(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`)}`;
   }
   if (d.job.sample) text = `${text ? `${text}\n` : ''}${add('sample', `(sample data from ${d.job.sample}, not this machine)`)}`;
-  const sentences = [...(rendered ?? []), ...extra];
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
-  ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent, ...(sentences.length ? { sentences } : {}) });
+  ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent, ...(said.length ? { sentences: said } : {}) });
   ledger.commit();
   d.log.debug({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
 }

@@ -51,11 +51,7 @@ export interface Planner {
    * planner without it leaves the answer as the facts make it.
    */
   explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean, registry: Registry): { decline: string | null; notes: string[]; unanswered: boolean };
-  /**
-   * Decide, once, whether each part of the goal is answered, partial or not checked, and record it
-   * (a `coverage` event) before the answer step runs (seam §2); the answer step reads it in its
-   * input, the loop for the outcome. Optional: without it the answer is as the facts make it.
-   */
+  /** Record, once, before the answer step, whether each part of the goal is answered, partial or not checked (seam §2: a `coverage` event). */
   cover?(ledger: Ledger, plan: readonly PlanStepEv[], registry: Registry): void;
   /** One replan after step `i` failed, from text-free input only; `loop` names a call proposed again after it failed. */
   replan(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan?: PlanStepEv[]; loop?: string }>;

@@ -7,7 +7,7 @@
  * tells the daemon a session is finished.
  */
 import { join } from 'node:path';
-import type { LedgerEvent } from '../ledger/events.js';
+import type { EventOf, LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 
@@ -19,8 +19,7 @@ export interface SessionResultDoc {
   goal: string | null;
   outcome: 'answered' | 'partial' | 'declined' | 'cancelled';
   answer: string;
-  /** the answer's sentences, each with the facts it was made from (step, ledger seq) or the fixed phrase it is; absent for older ledgers */
-  sentences?: { text: string; part?: number; from: { step: string; seq: number }[]; fixed?: string; selection?: unknown }[];
+  sentences?: EventOf<'answer_sent'>['sentences']; // each with its sources (step, ledger seq) or its fixed phrase; absent for older ledgers
   missing: string[];
   trust: string;
   facts: { step: string; schema: string; provider: string; trust: string; confidence: number | null; fact: unknown; provenance: string }[];

@@ -12,8 +12,7 @@ import type { Trust } from '../base/trust.js';
 
 export interface FactInput {
   step: string;
-  /** the seq of the fact's fact_added event: what an answer sentence names as its source */
-  seq: number;
+  seq: number; // of its fact_added event: an answer sentence's source
   schema: string;
   trust: Trust;
   fact: unknown;
@@ -24,21 +23,14 @@ export interface FactInput {
 /** The `x-sentence` of a schema, to go beside its fact in the answer step's input (none: nothing). */
 export const sentenceOf = (json: Record<string, unknown> | undefined): { sentence?: unknown } => (json && 'x-sentence' in json ? { sentence: json['x-sentence'] } : {});
 
-/** The input text of a step that reduces earlier facts (the answer step), with the recorded coverage of the goal's parts when there is one. */
+/** The input text of a step that reduces earlier facts (the answer step), with the goal's recorded coverage (seam §2). */
 export function factsInput(goal: string, facts: FactInput[], missing: string[], parts?: unknown[]): string {
   return canonicalJson({ goal, facts, missing, ...(parts ? { parts } : {}) });
 }
 
-/** The parts of the last coverage event before `beforeSeq` (seam §2), without the event's own fields; none recorded: undefined. */
-export function coveredParts(events: readonly LedgerEvent[], beforeSeq: number): unknown[] | undefined {
-  for (let i = Math.min(events.length, beforeSeq) - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === 'coverage') return e.parts;
-    // a coverage speaks for the facts before it: a step started after it is not what it covered
-    if (e.type === 'fact_added') return undefined;
-  }
-  return undefined;
-}
+/** The parts of the coverage recorded after the last fact before `seq`, or undefined. */
+export const coveredParts = (events: readonly LedgerEvent[], seq: number): unknown[] | undefined =>
+  ((e) => (e?.type === 'coverage' ? e.parts : undefined))(events.slice(0, seq).findLast((e) => e.type === 'coverage' || e.type === 'fact_added'));
 
 export interface ProviderView {
   input: string;
