@@ -336,7 +336,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   let outcome: EventOf<'answer_sent'>['outcome'];
   if (answerFact && last?.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
     text = (answerFact.fact as { text: string }).text; // a writer naming no sentences (a model) made it from every fact it read
-    said = (answerFact.fact as { sentences?: AnswerSentence[] }).sentences ?? [{ text, from: dataFacts.map((s) => ({ step: s.step, seq: state.facts.get(s.step)!.seq })) }];
+    said = [...(answerFact.fact as { sentences?: AnswerSentence[] }).sentences ?? [{ text, from: dataFacts.map((s) => ({ step: s.step, seq: state.facts.get(s.step)!.seq })) }]];
   } else {
     said = held.map((f) => ({ text: `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`, from: [{ step: f.step, seq: f.seq }] }));
     text = said.map((x) => x.text).join('\n');
