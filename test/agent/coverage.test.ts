@@ -148,3 +148,41 @@ describe('coverage of the goal\'s parts, decided once', () => {
     expect(parts[0]!.status).toBe('unchecked');
   });
 });
+
+describe('a replan never repeats a step that already ran', () => {
+  it('a replan that proposes a check already held reuses its fact, names it in its parts, and never runs it again', async () => {
+    const { put } = await import('../helpers/root.js');
+    const { openRuntime } = await import('../../src/root/runtime.js');
+    const { parseJob } = await import('../../src/runtime/job.js');
+    const { newSessionId } = await import('../../src/ledger/session-id.js');
+    const { readLedger } = await import('../../src/ledger/ledger.js');
+    const r = makeRoot('pico-replan-');
+    // a bench probe that is always offline, and two playbooks for it: the second reads without it
+    put(r, 'manifests/tools/probe_fail.json', {
+      manifest: 'tool@1', name: 'probe_fail', description: 'Read the bench probe of the lab.', when: 'bench probe reading', fact_schema: 'memory_usage@1',
+      command: ['/bin/sh', '-c', 'echo probe offline >&2; exit 3'], input_schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false },
+      output: { media: 'text' }, reducer: 'extract@1', effect: 'read_only', idempotent: true, trust_out: 'T1', limits: { timeout_ms: 5000, max_output_bytes: 65536 },
+    });
+    put(r, 'manifests/playbooks/bench_a.json', { manifest: 'playbook@1', id: 'bench_a', description: 'The bench: memory, then the probe.', intent: ['bench probe'], steps: [{ tool: 'memory_usage', args: {} }, { tool: 'probe_fail', args: {} }] });
+    put(r, 'manifests/playbooks/bench_b.json', { manifest: 'playbook@1', id: 'bench_b', description: 'The bench without its probe: memory, then the load.', intent: ['bench probe'], steps: [{ tool: 'memory_usage', args: {} }, { tool: 'load_top', args: { sort: 'cpu' } }] });
+    const rt = await openRuntime(r);
+    try {
+      const id = newSessionId();
+      const goal = 'check the bench probe today'; // a window: the parts are recorded
+      await rt.runSession(id, { job: parseJob({ job: 'job@1', goal, budget_class: 'attended' }) });
+      const events = readLedger(rt.sessionDir(id));
+      const plans = events.filter((e): e is EventOf<'plan_created'> => e.type === 'plan_created');
+      expect(plans.map((p) => !!p.replan)).toEqual([false, true]);
+      // every check started once: the replan's memory read is the one that already ran
+      const started = events.filter((e): e is EventOf<'step_started'> => e.type === 'step_started' && e.tool !== null && !e.step.startsWith('@'));
+      const calls = started.map((e) => { const st = plans.at(-1)!.steps.find((s) => s.step === e.step)!; return `${st.tool}${JSON.stringify(st.args)}`; });
+      expect(new Set(calls).size, calls.join(' | ')).toBe(calls.length);
+      // the parts a replan records name only steps its plan holds, so no "memory_usage_2" is ever said
+      expect(plans.at(-1)!.parts?.[0]?.steps).toEqual(['memory_usage', 'load_top']);
+      const sent = events.findLast((e) => e.type === 'answer_sent');
+      expect(sent?.type === 'answer_sent' && sent.text).not.toMatch(/_\d\b|memory_usage|probe_fail|load_top/);
+    } finally {
+      await rt.close();
+    }
+  }, 60_000);
+});
