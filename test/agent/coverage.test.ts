@@ -58,7 +58,7 @@ describe('coverage of the goal\'s parts, decided once', () => {
   it('an answered part never also says it could not check a fragment of itself', () => {
     for (const [goal, first, fragment] of [['list my network interfaces and their ips', 'list my network interfaces', 'their ips'], ['no errors in the log today, yeah?', 'no errors in the log today', 'yeah']] as const) {
       const steps: Step[] = first.includes('network') ? [{ step: 'network', tool: 'network' }] : [{ step: 'journal_window', tool: 'journal_window', args: { since: 'today', priority: 'err' } }];
-      const o = first.includes('network') ? { network: { fact: net, schema: 'network@1' } } : { journal_window: { fact: log, schema: 'log_summary@2' } };
+      const o: Record<string, { fact: unknown; schema: string }> = first.includes('network') ? { network: { fact: net, schema: 'network@1' } } : { journal_window: { fact: log, schema: 'log_summary@2' } };
       const { parts, answer } = session(goal, steps, [{ text: first, steps: [steps[0]!.step] }, { text: fragment, steps: [], unchecked: `I could not check "${fragment}": nothing on this machine looks at ${fragment}.` }], o);
       expect(parts.map((p) => p.status)).toEqual(['answered']);
       expect(answer.text).not.toMatch(/could not check/);
