@@ -168,7 +168,7 @@ function speakPart(p: CoveredPart, i: number, input: AnswerInput, put: (s: Answe
     for (const f of facts) sayFact(f, i);
     return;
   }
-  const sel: Selection | null = select(p.ask, answering);
+  const sel: Selection | null = select(p.ask, answering, p.text);
   if (sel) {
     const selection = { kind: sel.kind, ...(sel.name ? { name: sel.name } : {}), ...(sel.noun ? { noun: sel.noun } : {}), field: sel.field, result: sel.result };
     for (const t of selectionSentences(sel)) put({ text: t, part: i, from: sel.from, selection });

@@ -16,13 +16,15 @@ export const LINE_MAX = 200;
 
 /** The sentences of a selection, in order. */
 export function selectionSentences(s: Selection): string[] {
-  const [one, many] = s.label;
+  // the narrowing is the owner's words and the schema's keys (never a fact's text), said as they are
+  const where = s.where?.length ? ` (${s.where.join(', ')})` : '';
+  const [one, many] = s.label.map((l) => `${l}${where}`) as [string, string];
   const n = typeof s.result === 'number' ? s.result : s.listed;
   switch (s.kind) {
     case 'count':
       if (s.total === null && !s.whole) return [`At least ${count(n, one, many)}: the read keeps only ${s.listed}, so there may be more.`];
       {
-        const [o, m] = s.total !== null && s.totalLabel ? s.totalLabel : s.label;
+        const [o, m] = s.total !== null && s.totalLabel ? s.totalLabel : [one, many];
         return [n === 0 ? `There are no ${m}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, o, m)}.`];
       }
     case 'list': {

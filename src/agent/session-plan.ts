@@ -19,9 +19,11 @@ import type { JobStep } from '../runtime/job.js';
 import { planSteps, type PlanSession, type Planner, type PlanStepEv } from '../runtime/planner.js';
 import type { StepContext } from '../runtime/step.js';
 import { cachedSteps, type CacheHit } from './cache.js';
-import { ANSWER_STEP, callKey, plannableTools, planSession, readerFor, type PlanResult } from './planning.js';
+import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
 import type { Registry } from '../registry/registry.js';
 import { decideCoverage } from './answer/coverage.js';
+import { terms } from '../memory/terms.js';
+import { windowLabel } from './goal/entities.js';
 import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
 import { explain } from './goal/explain.js';
@@ -33,16 +35,13 @@ type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexic
 
 /** The agent's planner for the loop: these functions, planning from `playbooks` and the `lexicon` (loaded with the manifests). */
 export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
-  // an offer of what can be checked instead is about the question when they share a term (read through the lexicon)
-  const topical = (registry: Registry) => {
-    const analyse = readerFor(registry, playbooks, lexicon).analyse;
-    return (offer: string, text: string): boolean => { const mine = new Set(analyse(text)); return analyse(offer).some((t) => mine.has(t)); };
-  };
+  // an offer of what can be checked instead is about the question when they share a word of substance (its stem)
+  const topical = () => (offer: string, text: string): boolean => { const mine = new Set(terms(text)); return terms(offer).some((t) => mine.has(t)); };
   return {
     plannableTools, cacheHit, droppedUnplanned,
     // a check is named by what it reads (its tool's description up to the first comma or
     // bracket) and the values it was given, never by the tool's id
-    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => checkWords(registry, tool, args), topical(registry)),
+    explain: (ledger, held, planned, registry) => explain(ledger.all, held, planned, (tool, args) => checkWords(registry, tool, args), topical()),
     cover: (ledger, _plan, registry) => {
       // decided once for these facts: a resumed answer step reads the decision already recorded
       const at = ledger.all.findLastIndex((e) => e.type === 'coverage');
@@ -50,7 +49,7 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
       const coverage = decideCoverage(ledger.all, {
         check: (tool, args) => checkWords(registry, tool, args),
         destructive: (tool) => registry.tools.get(tool)?.effect === 'destructive',
-        topical: topical(registry),
+        topical: topical(),
       });
       // made durable by the answer's own commit, which follows at once; lost in a crash, it is decided again
       ledger.append({ type: 'coverage', ...coverage });
@@ -74,14 +73,21 @@ export function checkWords(registry: Registry, tool: string, args: Record<string
   if (!t) return 'a check';
   let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
   const given: string[] = [];
+  // a window and a level read as words ("since the last boot", "errors"), not as the tool's arguments
+  const window = windowLabel(args);
+  if (window) given.push(window);
   for (const [k, v] of Object.entries(args)) {
     if (typeof v !== 'string' && typeof v !== 'number') continue;
     if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
-    else given.push(String(v));
+    else if (k === 'priority' && typeof v === 'string') given.push(LEVEL_WORDS[v] ?? `${v} and worse`);
+    else if (!window || !['since', 'boot', 'until'].includes(k)) given.push(String(v));
   }
   what = what.replace(/`/g, '').trim();
   return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
 }
+
+/** A log level as a person says it: the lines of that level and worse. */
+const LEVEL_WORDS: Record<string, string> = { emerg: 'emergencies', alert: 'alerts and worse', crit: 'critical lines and worse', err: 'errors and worse', warning: 'warnings and worse', notice: 'notices and worse', info: 'every line but debug', debug: 'every line' };
 
 /** The planner's memory lines as the policy snapshot recorded them. */
 export function plannerLines(ledger: Ledger): string[] {

@@ -37,7 +37,7 @@ import type { EventOf, LedgerEvent } from '../../ledger/events.js';
 import { windowLabel } from '../goal/entities.js';
 import { inWords } from '../goal/explain.js';
 import { namedByArgs, speaksOf } from './named.js';
-import { select, selectionWhole, type Ask } from './select.js';
+import { select, selects, selectionWhole, type Ask } from './select.js';
 
 export type Coverage = Omit<EventOf<'coverage'>, 'seq' | 't' | 'session_id' | 'type'>;
 type CoveredPart = Coverage['parts'][number];
@@ -209,17 +209,18 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
   const windowed = window ? { window: { label: window.label!, from: [{ step: window.s, seq: h.facts.get(window.s)!.seq }] } } : {};
   // a read the tool could make only in part (a declared partial exit code)
   const cut = answering.filter((s) => !!h.outputs.get(s));
-  const selection = select(p.ask, answering.map((s) => ({ step: s, ...h.facts.get(s)! })));
-  const selects = !!p.ask && ['list', 'count', 'member', 'show'].includes(p.ask.kind);
-  const short = selects && (!selection || !selectionWhole(selection));
+  const selection = select(p.ask, answering.map((s) => ({ step: s, ...h.facts.get(s)! })), p.text);
+  const asking = selects(p.ask);
+  const whole = asking && selection !== null && selectionWhole(selection);
   const notes: string[] = [];
-  if (left.length) notes.push(leftWords(left));
-  if (selects && !selection) notes.push(`what was read does not list ${nounWords(p.ask!)}`);
+  // a whole selection is what was asked: a check beside it that read nothing is not
+  if (left.length && !whole) notes.push(leftWords(left));
+  if (asking && !selection) notes.push(`what was read does not list ${nounWords(p.ask!)}`);
   const said = [
     ...(notes.length ? [`Not checked for ${quoted}: ${notes.join('; ')}.`] : []),
     ...(cut.length ? [READ_IN_PART] : []),
   ];
-  const partial = said.length > 0 || short;
+  const partial = said.length > 0 || (asking && !whole);
   return {
     ...base, ...withNamed, status: partial ? 'partial' : 'answered', from, ...windowed,
     ...(left.length ? { left } : {}),

@@ -18,6 +18,8 @@
  * Every value returned comes from a fact (T1): the caller quotes it.
  */
 
+import { narrow } from './filters.js';
+
 export const NOUNS = ['process', 'unit', 'package', 'file', 'folder', 'filesystem', 'interface', 'line', 'error', 'boot'] as const;
 export type Noun = (typeof NOUNS)[number];
 
@@ -111,6 +113,8 @@ export interface Selection {
   total: number | null;
   /** false when the list was cut short, so the result is a lower bound (count) or not a no (member) */
   whole: boolean;
+  /** the narrowings the owner's words made ("security", "state down", "used percent above 80%", "top 5"): schema keys and the owner's words only */
+  where?: string[];
   from: { step: string; seq: number }[];
 }
 
@@ -153,12 +157,20 @@ export function sameName(want: string, have: string): boolean {
   return nameForms(have).some((h) => w.includes(h));
 }
 
+/** Whether an ask selects from the facts: a count or a list of a known noun, a name among them, the lines. */
+export function selects(ask: Ask | undefined): boolean {
+  if (!ask || !(SELECTING as readonly string[]).includes(ask.kind)) return false;
+  return ask.kind === 'show' || (ask.kind === 'member' && !!ask.name) || isNoun(ask.noun);
+}
+
 /**
  * The selection a part's ask makes from its facts, or null when the ask selects nothing (state,
- * why) or no fact holds a list of its noun (or, for member, a list the name could be in).
+ * why) or no fact holds a list of its noun (or, for member, a list the name could be in). `text`,
+ * the part's own words, narrows a count, a list or the lines (filters.ts): "security updates",
+ * "interfaces that are down", "above 80%", "the top 5".
  */
-export function select(ask: Ask | undefined, facts: readonly SelectFact[]): Selection | null {
-  if (!ask || !(SELECTING as readonly string[]).includes(ask.kind)) return null;
+export function select(ask: Ask | undefined, facts: readonly SelectFact[], text = ''): Selection | null {
+  if (!selects(ask) || !ask) return null;
   const noun: Noun | null = isNoun(ask.noun) ? ask.noun : ask.kind === 'show' ? 'line' : null;
   const nouns: Noun[] = noun ? [noun] : ask.kind === 'member' ? [...NOUNS] : [];
   let miss: Selection | null = null;
@@ -171,9 +183,14 @@ export function select(ask: Ask | undefined, facts: readonly SelectFact[]): Sele
       const total = typeof totalRaw === 'number' && Number.isInteger(totalRaw) ? totalRaw : null;
       const whole = total !== null ? total <= list.items.length : !list.bounded;
       const base = { kind: ask.kind, ...(ask.name ? { name: ask.name } : {}), noun: n, field: `${f.schema}.${list.field}`, label: list.label, ...(list.totalLabel ? { totalLabel: list.totalLabel } : {}), listed: list.items.length, total, whole, from: [{ step: f.step, seq: f.seq }] };
-      const names = list.items.map((i) => itemName(i, list.name)).filter((x): x is string => x !== null);
-      if (ask.kind === 'count') return { ...base, result: total ?? list.items.length, items: [] };
-      if (ask.kind === 'list' || ask.kind === 'show') return { ...base, result: names, items: list.items };
+      if (ask.kind !== 'member') {
+        // the owner's own words narrow what is counted or listed (a count is then of what the list holds)
+        const f = narrow(list.items, text, [...list.name], ask.kind !== 'count');
+        const narrowed = f.words.length > 0 ? { field: `${base.field}[${f.words.join('; ')}]`, where: f.words, total: null, whole: !list.bounded || f.limited } : {};
+        const names = f.items.map((i) => itemName(i, list.name)).filter((x): x is string => x !== null);
+        if (ask.kind === 'count') return { ...base, ...narrowed, result: f.words.length ? f.items.length : total ?? f.items.length, items: [] };
+        return { ...base, ...narrowed, result: names, items: f.items };
+      }
       if (!ask.name) continue;
       const hit = list.items.filter((i) => { const nm = itemName(i, list.name); return nm !== null && sameName(ask.name!, nm); });
       // a member ask without a noun reads the first list that holds the name, else the first list at all
