@@ -29,8 +29,10 @@ export function selectionSentences(s: Selection): string[] {
       }
     case 'list': {
       const names = s.result as string[];
-      if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${many} read is listed by name.`];
-      const cut = s.total !== null && s.total > s.listed ? `The first ${s.listed} of ${count(s.total, one, many)}` : `The ${many}${s.whole ? '' : ' read'}`;
+      const [, plain] = s.label;
+      if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${count(s.listed, s.label[0], plain)} read is one of the ${many}.`];
+      if (where && !s.whole) return [`Of the ${count(s.listed, s.label[0], plain)} read, ${names.length} ${names.length === 1 ? 'has' : 'have'} ${s.where!.join(', ')}: ${quotedList(names, 10)}.`];
+      const cut = s.total !== null && s.total > s.listed ? `The first ${s.listed} of ${count(s.total, one, many)}` : `The ${many}`;
       return [`${cut}: ${quotedList(names, 10)}.`];
     }
     case 'member': {

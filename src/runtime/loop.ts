@@ -347,7 +347,8 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so (coverage says it itself)
   const cut = !coverage && plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
   const cutNote = cut ? ['This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.'] : [];
-  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
+  // with coverage, every part answered is an answer, whatever check beside them read nothing
+  if ((missing.length === 0 || (coverage && answerFact && !words?.unanswered)) && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
