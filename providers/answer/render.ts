@@ -137,10 +137,17 @@ export function renderAnswer(input: AnswerInput): Answer {
     for (const f of s.from) if (!same.from.some((x) => x.step === f.step && x.seq === f.seq)) same.from.push(f);
   };
   const spoken = new Set<string>();
+  // a second reading of the same kind (load read twice, moments apart) repeats the first: said once, from the first
+  const shapes = new Set<string>();
+  const shape = (f: AnswerFact, t: string) => `${f.schema}\u0000${t.replace(/\d+(?:\.\d+)?/g, '#')}`;
   const sayFact = (f: AnswerFact, part?: number) => {
     if (spoken.has(f.step)) return;
     spoken.add(f.step);
-    for (const t of factSentences(f, input.goal)) put({ text: t, ...(part !== undefined ? { part } : {}), from: [src(f)] });
+    for (const t of factSentences(f, input.goal)) {
+      if (shapes.has(shape(f, t)) && !out.some((o) => o.text === t)) continue;
+      shapes.add(shape(f, t));
+      put({ text: t, ...(part !== undefined ? { part } : {}), from: [src(f)] });
+    }
   };
   if (input.parts) {
     input.parts.forEach((p, i) => speakPart(p, i, input, put, sayFact));

@@ -28,6 +28,8 @@ export function selectionSentences(s: Selection): string[] {
         return [n === 0 ? `There are no ${m}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, o, m)}.`];
       }
     case 'list': {
+      // lines and failure lines are read as lines, whole, whether asked to list or to show them
+      if (s.noun === 'line' || s.noun === 'error') return selectionSentences({ ...s, kind: 'show' });
       const names = s.result as string[];
       const [, plain] = s.label;
       if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${count(s.listed, s.label[0], plain)} read is one of the ${many}.`];

@@ -135,5 +135,10 @@ describe('every sentence of an answer says where it came from', () => {
     expect(averages[0]!.from).toEqual([{ step: 'load_top', seq: 7 }, { step: 'load_top_2', seq: 9 }]);
     expect(a.sentences.filter((s) => s.text.startsWith('Top process by CPU'))).toHaveLength(1);
     expect(a.sentences.filter((s) => s.text.startsWith('Top process by memory'))).toHaveLength(1);
+    // read again moments later, the same kind of sentence with other numbers is a repeat: said once, from the first reading
+    const later: AnswerFact = { ...a2, fact: { ...a2.fact, load_1m: 9.99 } };
+    const b = renderAnswer({ ...input, facts: [a1, later] });
+    checkSources(b, { ...input, facts: [a1, later] }, 'a second reading');
+    expect(b.sentences.filter((s) => s.text.startsWith('Load averages')).map((s) => s.from)).toEqual([[{ step: 'load_top', seq: 7 }]]);
   });
 });
