@@ -123,6 +123,9 @@ function factSentences(f: AnswerFact, goal: string): string[] {
   return splitSentences(own ?? (speak ? speak(f.fact, goal) : `Step ${quote(f.step)} produced a ${/^[a-z][a-z0-9_]*@\d+$/.test(f.schema) ? f.schema : quote(f.schema)} fact.`));
 }
 
+/** Sentences that are shown lines: each goes on a line of its own. */
+const LINES = new WeakSet<AnswerSentence>();
+
 /** Whether a fact carries a state worse than ok (said beside a selection, which otherwise speaks alone). */
 const alarming = (f: AnswerFact): boolean => { const st = oneOf(f.fact.state, STATES); return st === 'warning' || st === 'critical'; };
 
@@ -178,7 +181,13 @@ function speakPart(p: CoveredPart, i: number, input: AnswerInput, put: (s: Answe
   const sel: Selection | null = select(p.ask, answering, p.text);
   if (sel) {
     const selection = { kind: sel.kind, ...(sel.name ? { name: sel.name } : {}), ...(sel.noun ? { noun: sel.noun } : {}), field: sel.field, result: sel.result };
-    for (const t of selectionSentences(sel)) put({ text: t, part: i, from: sel.from, selection });
+    const said = selectionSentences(sel);
+    said.forEach((t, k) => {
+      const s: AnswerSentence = { text: t, part: i, from: sel.from, selection };
+      // the lines themselves, each on a line of its own under the sentence that introduces them
+      if (k > 0 && said[0]!.endsWith(':')) LINES.add(s);
+      put(s);
+    });
   }
   // a why: the symptom first — the first sentence of the first fact that answers it
   const order = p.ask?.kind === 'why' ? [...answering, ...facts.filter((f) => !answering.includes(f))] : facts;
@@ -201,7 +210,11 @@ function finish(all: AnswerSentence[]): Answer {
     length += s.text.length + 1;
   }
   let text = '';
-  kept.forEach((s, k) => { text += k === 0 ? s.text : `${kept[k - 1]!.part === s.part && s.part !== undefined ? ' ' : s.part === undefined && kept[k - 1]!.part === undefined ? ' ' : '\n'}${s.text}`; });
+  kept.forEach((s, k) => {
+    const prev = kept[k - 1];
+    const gap = !prev ? '' : LINES.has(s) ? '\n  ' : LINES.has(prev) ? '\n' : prev.part === s.part ? (s.part !== undefined || prev.part === undefined ? ' ' : '\n') : '\n';
+    text += `${gap}${s.text}`;
+  });
   const cites: string[] = [];
   for (const s of kept) for (const f of s.from) if (!cites.includes(f.step)) cites.push(f.step);
   return { text, cites, sentences: kept };
