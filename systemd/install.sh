@@ -252,6 +252,11 @@ sysctl daemon-reload
 if [ "$UPGRADE" = 1 ]; then sysctl enable "$NAME.service"; sysctl restart "$NAME.service"
 else sysctl enable --now "$NAME.service"; fi
 
+if [ "$DRY" = 1 ]; then
+  # a dry run says what it was: nothing above ran, so nothing is installed
+  say "dry run: nothing was changed; a real $(if [ "$UPGRADE" = 1 ]; then echo upgrade; else echo install; fi) would run the steps above, giving: app $APP, command $BIN, root $ROOT, unit $UNIT"
+  exit 0
+fi
 say "done. $(if [ "$UPGRADE" = 1 ]; then echo upgraded; else echo installed; fi): app $APP, command $BIN, root $ROOT, unit $UNIT"
 say "let a person submit jobs and read results: sudo usermod -aG $NAME USER (then log in again)"
 say "logs: journalctl -u $NAME -f; warnings and errors only: journalctl -u $NAME -p warning"

@@ -15,9 +15,15 @@
 #     installs afresh.
 # Never run it on a development checkout: `npm rebuild` there needs the sources.
 set -eu
+# the comment block at the top of this file, without its marks
+usage() { sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p}' "$0"; }
 LIST=0
-if [ "${1:-}" = --list ]; then LIST=1; shift; fi
-[ $# -eq 1 ] || { echo "usage: prune-deps.sh [--list] APP_DIR" >&2; exit 2; }
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --list) LIST=1; shift ;;
+  -*) echo "prune-deps.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+[ $# -eq 1 ] || { echo "usage: prune-deps.sh [--list] APP_DIR (--help says what it removes)" >&2; exit 2; }
 NM="$1/node_modules"
 [ -d "$NM" ] || { echo "prune-deps.sh: $NM is not a folder; install the dependencies first" >&2; exit 2; }
 

@@ -74,7 +74,7 @@ export function loadPlaybooks(source: ManifestSource, tools: ReadonlyMap<string,
       for (const i of parsed.error.issues) {
         const path = i.path.join('.');
         if (i.code === 'unrecognized_keys') issue(path, `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`, 'remove or correct the key: playbook@1 knows manifest, id, description, intent, slots, steps');
-        else issue(path, i.message, 'see README "Playbooks" for the playbook@1 fields');
+        else issue(path, i.message, 'see docs/manifests.md, "Playbooks", for the playbook@1 fields');
       }
       continue;
     }

@@ -1,5 +1,5 @@
 /**
- * The package's own folder, and which of its files ship.
+ * The package's own folder, its own sub-folders, and which of its files ship.
  *
  * The package (a checkout, or /opt/picoharness) holds the shipped defaults —
  * manifests/, prompts/, examples/, the shell providers — and is never a data
@@ -22,7 +22,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folder of the package itself: the nearest folder above this module holding package.json. */
@@ -48,6 +48,47 @@ function real(dir: string): string {
 /** True when `dir` is the package's own folder (`pkg`, by default this package), whatever path names it. */
 export function isPackageDir(dir: string, pkg = PACKAGE_DIR): boolean {
   return real(dir) === real(pkg);
+}
+
+/** The real path of `dir`, or of its nearest existing parent with the rest appended (a folder not made yet). */
+function realOrParent(dir: string): string {
+  const abs = resolve(dir);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const up = dirname(abs);
+    return up === abs ? abs : join(realOrParent(up), basename(abs));
+  }
+}
+
+const ownFoldersOf = new Map<string, Set<string>>();
+
+/** The package's own top-level folders: those git tracks files in (a checkout), or every one (an installed copy). */
+function ownFolders(pkg: string): Set<string> {
+  let found = ownFoldersOf.get(pkg);
+  if (!found) {
+    const r = existsSync(join(pkg, '.git')) ? spawnSync('git', ['-C', pkg, 'ls-files', '-z', '--cached'], { encoding: 'utf8', maxBuffer: 16 << 20 }) : null;
+    found = r && r.status === 0 && !r.error
+      ? new Set(r.stdout.split('\0').filter((f) => f.includes('/')).map((f) => f.slice(0, f.indexOf('/'))))
+      : new Set(readdirSync(pkg, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name));
+    ownFoldersOf.set(pkg, found);
+  }
+  return found;
+}
+
+/**
+ * Whether `dir` is the package or lies in one of its own folders, whatever path names it: `''` for
+ * the package itself, the top-level folder's name (`manifests`, `providers`, …) for a folder in
+ * one, null otherwise. A folder the package does not hold as its own (the checkout's `./root`,
+ * which git ignores and `npm start` uses) is null. Spawns git only for a folder inside the package.
+ */
+export function packageFolderOf(dir: string, pkg = PACKAGE_DIR): string | null {
+  const d = realOrParent(dir);
+  const p = real(pkg);
+  if (d === p) return '';
+  if (!d.startsWith(p + sep)) return null;
+  const top = d.slice(p.length + 1).split(sep)[0]!;
+  return ownFolders(p).has(top) ? top : null;
 }
 
 /** How the shipped files were told apart: by git (a checkout), or all files (an installed copy). */

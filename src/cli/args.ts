@@ -3,13 +3,17 @@
  * `--root` default, and one way to print either for a person or (`--json`)
  * for a script. Commands hold their parsing here and their logic elsewhere.
  *
- * Exit codes, for every command: 0 success (an answered job, a valid value);
- * 1 a negative but well-formed result (partial or declined answer, a refused
- * value, a replay that differs); 2 a usage or input error; 3 a broken root
- * (manifests that do not load); 4 an internal error (a bug: please report it).
+ * Exit codes, for every command (docs/commands.md holds the same table, and
+ * test/cli/exit-codes.test.ts holds every command to it): 0 success (an
+ * answered job, a valid value); 1 a negative but well-formed result (partial
+ * or declined answer, a refused value, a replay that differs); 2 the user's
+ * mistake (a usage or input error, a folder that is not a root); 3 a root
+ * that cannot serve (manifests or settings that do not load, a disk that
+ * refuses writes); 4 an internal error (a bug: please report it).
  */
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { nearest } from '../base/near.js';
 
 export const EXIT = { ok: 0, negative: 1, usage: 2, root: 3, internal: 4 } as const;
 
@@ -19,13 +23,25 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Parse flags for a command; unknown flags are usage errors that name the command's usage. */
+/** Parse flags for a command; unknown flags are usage errors that name the flag, the nearest known one and the command's usage. */
 export function parse<O extends Options>(argv: string[], options: O, usage: string) {
   try {
     return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (err) {
+    const unknown = (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec((err as Error).message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const near = nearest(unknown.replace(/^-+/, '').replace(/=.*$/, ''), Object.keys(options));
+      throw new UsageError(`unknown option ${unknown}${near ? ` (did you mean --${near}?)` : ''}\nusage: ${usage}`);
+    }
     throw new UsageError(`${(err as Error).message}\nusage: ${usage}`);
   }
+}
+
+/** A subcommand that is not one: named, with the nearest known one, and the usage. */
+export function unknownSubcommand(given: string | undefined, known: readonly string[], usage: string): UsageError {
+  if (given === undefined) return new UsageError(`name a subcommand: ${known.join(', ')}\nusage: ${usage}`);
+  const near = nearest(given, known);
+  return new UsageError(`unknown subcommand "${given}"${near ? ` (did you mean ${near}?)` : `; the subcommands: ${known.join(', ')}`}\nusage: ${usage}`);
 }
 
 export const rootOption = { root: { type: 'string' } } as const;

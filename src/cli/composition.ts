@@ -3,6 +3,7 @@
  * document — the current one of the root, or the one a session recorded
  * beside its ledger. `--hash` prints only its sha256 (and the machine hash).
  */
+import { unreadable } from '../base/named-file.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compositionHash, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
@@ -20,10 +21,18 @@ export async function main(argv: string[]): Promise<number> {
   let machine: string | null = null;
   if (positionals[0]) {
     const path = join(root, 'sessions', positionals[0], COMPOSITION_FILE);
+    let text: string;
     try {
-      doc = JSON.parse(readFileSync(path, 'utf8')) as Composition;
+      text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new UsageError(`${path}: ${(err as Error).message}; name a session folder under sessions/`);
+      throw new UsageError((err as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `no session ${positionals[0]} under ${join(root, 'sessions')} (no file ${path}); name a session folder (pico jobs lists them)`
+        : `${unreadable(path, err, 'composition document').problem}`);
+    }
+    try {
+      doc = JSON.parse(text) as Composition;
+    } catch (err) {
+      throw new UsageError(`${path} is not JSON (${(err as Error).message}); pico check ${positionals[0]} says what is damaged`);
     }
   } else {
     const rt = await openRuntime(root, { log: createLogger({ to: 'stderr', level: 'warn' }) });

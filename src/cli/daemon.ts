@@ -23,12 +23,12 @@ const USAGE = `pico daemon [--root DIR] [--init] [--grace-ms MS] [--worker-idle-
   --root DIR            the picoharness root (default: the current directory)
   --init                make DIR a root first (pico init DIR) when it is not one yet (no manifests/ in it);
                         npm start runs the daemon this way on ./root
-  --listen ADDR         serve the loopback API (README "Loopback API") on 127.0.0.1:PORT, [::1]:PORT,
+  --listen ADDR         serve the loopback API (docs/operating.md) on 127.0.0.1:PORT, [::1]:PORT,
                         localhost:PORT or unix:PATH (default: off, or "listen" in ${SETTINGS_FILE})
   --grace-ms MS         how long SIGTERM may take to finish the current step (default 20000)
   --worker-idle-ms MS   how long the session worker (runtime, memory, a loaded model) stays
                         after the last job before it exits and frees its memory (default 15000)
-  Settings come from DIR/${SETTINGS_FILE} when it exists (README "Settings"); a flag wins over it.
+  Settings come from DIR/${SETTINGS_FILE} when it exists (docs/operating.md, "Settings"); a flag wins over it.
   SIGTERM/SIGINT stop after the current step (exit 0); a second signal forces (exit 1).
   SIGHUP (systemctl reload) reads ${SETTINGS_FILE} again, and the next job's worker the manifests.`;
 

@@ -12,7 +12,7 @@ import { REPORTS, reportForShell, runReport, findReport, type ParamValue, type R
 import { dbPathFor } from '../memory/paths.js';
 import { formatTable } from '../memory/table.js';
 import { VIEWS, VIEW_NAMES } from '../memory/views.js';
-import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const USAGE = 'pico failures list | report [--name N] [--floor X] [--min-n N] [--limit N] [--fleet] | sql | avoid [--capability C]  [--no-ingest] [--root DIR] [--json]';
 const VIEW_PURPOSE: Record<string, string> = {
@@ -76,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     emit(!!values.json, { views: VIEWS, reports: REPORTS }, () => text);
     return EXIT.ok;
   }
-  if (sub !== 'report' && sub !== 'avoid') throw new UsageError(`unknown subcommand "${sub}"\nusage: ${USAGE}`);
+  if (sub !== 'report' && sub !== 'avoid') throw unknownSubcommand(sub, ['list', 'report', 'sql', 'avoid'], USAGE);
   if (values.name !== undefined) knownReport(values.name); // a typo fails before the ingest
   const params = reportParams(values);
   const { ix, warning } = openForCli(root, !values['no-ingest']);

@@ -8,7 +8,7 @@
  * ($PICO_FLEET_CREDS), a private CA from `--ca FILE` ($PICO_FLEET_CA)
  * (src/fleet/connect.ts says why; systemd/ sets them from an EnvironmentFile).
  */
-import { EXIT, emit, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { EXIT, emit, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const SERVER = { server: { type: 'string' }, creds: { type: 'string' }, ca: { type: 'string' } } as const;
 
@@ -86,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'watch':
       return userCommand(sub, rest);
     default:
-      throw new UsageError(`${sub === undefined ? 'no fleet command given' : `unknown fleet command "${sub}"`}\nusage: ${USAGE}`);
+      throw unknownSubcommand(sub, ['agent', 'hub', 'status', 'submit', 'watch', 'jobs'], USAGE);
   }
 }
 
@@ -105,7 +105,7 @@ async function userCommand(sub: 'status' | 'jobs' | 'submit' | 'watch', rest: st
     nc = await connectServer(opts);
   } catch (err) {
     if ((err as Error).name === 'UsageError') throw err;
-    process.stderr.write(`pico fleet ${sub}: cannot reach the fleet server ${opts.server} (${(err as Error).message})\nfix: check that nats-server runs there and that this machine may connect (README "Fleet"); nothing was sent\n`);
+    process.stderr.write(`pico fleet ${sub}: cannot reach the fleet server ${opts.server} (${(err as Error).message})\nfix: check that nats-server runs there and that this machine may connect (docs/fleet.md); nothing was sent\n`);
     return EXIT.negative;
   }
   try {

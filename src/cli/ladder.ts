@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { unreadable } from '../base/named-file.js';
 import { compileSchema, loadSchemaFile, runLadder } from '../ladder/index.js';
 import type { LadderResult } from '../ladder/types.js';
 import { scoreCase } from '../eval/score.js';
@@ -121,7 +122,8 @@ function readText(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`${flag} ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const u = unreadable(path, err, 'file');
+    throw new Error(`${flag} ${u.problem}; ${u.fix}`);
   }
 }
 

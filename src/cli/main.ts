@@ -7,12 +7,18 @@
  */
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from './args.js';
+import { nearest } from '../base/near.js';
 import { assertRootOwner } from './owner.js';
-import { isPackageDir } from '../base/package.js';
+import { rootProblem, type RootFrom, type RootMode } from '../root/place.js';
 import { isStorageError, storageCode, storageFix } from '../base/storage-error.js';
 
-/** `writes`: where the command finds the root it may write into (it then runs only as the root's owner, see owner.ts). */
-type Command = { summary: string; writes?: 'flag' | 'positional'; inboxGroupMay?: true | ((argv: readonly string[]) => boolean); load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+/**
+ * `writes`: where the command finds the root it may write into (it then runs only as the root's
+ * owner, see owner.ts). `root`: `named` when the command works without a root and checks one only
+ * when --root or PICO_ROOT names it (default: it needs one, from --root, PICO_ROOT or the current
+ * folder; src/root/place.ts checks it).
+ */
+type Command = { summary: string; writes?: 'flag' | 'positional'; root?: 'named'; inboxGroupMay?: true | ((argv: readonly string[]) => boolean); load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a root with the shipped defaults: pico init DIR', writes: 'positional', load: () => import('./init.js') },
@@ -26,7 +32,7 @@ const COMMANDS: Record<string, Command> = {
   jobs: { summary: 'list jobs: pico jobs [--state queued|running|waiting|done] [--limit N] [--root DIR] [--json]', load: () => import('./jobs.js') },
   cancel: { summary: 'cancel a job that has not ended: pico cancel JOB [--wait SECONDS] [--root DIR]', writes: 'flag', load: () => import('./cancel.js') },
   retry: { summary: 'submit an ended job again as a new job: pico retry JOB [--root DIR]', writes: 'flag', load: () => import('./retry.js') },
-  doctor: { summary: 'check this machine and root: pico doctor [--root DIR] [--json] (exit 1 when a check fails)', load: () => import('./doctor.js') },
+  doctor: { summary: 'check this machine and root: pico doctor [--root DIR] [--json] (exit 1 when a check fails)', root: 'named', load: () => import('./doctor.js') },
   approve: { summary: 'approve a destructive step that waits: pico approve SESSION [STEP] [--root DIR]', writes: 'flag', load: () => import('./approve.js') },
   deny: { summary: 'deny a destructive step that waits: pico deny SESSION [STEP] [--reason TEXT] [--root DIR]', writes: 'flag', load: () => import('./deny.js') },
   watch: { summary: 'follow a job live: pico watch JOB [--root DIR]', load: () => import('./watch.js') },
@@ -35,7 +41,7 @@ const COMMANDS: Record<string, Command> = {
   replay: { summary: 're-run a finished session (or --all: every one) and diff the ledgers: pico replay (SESSION | --all) [--root DIR] [--keep]; under another policy: pico replay (SESSION | --all) --policy FILE', writes: 'flag', load: () => import('./replay.js') },
   composition: { summary: 'print the composition document: pico composition [SESSION] [--root DIR]', load: () => import('./composition.js') },
   manifests: { summary: 'check every manifest: pico manifests check [--root DIR]', load: () => import('./manifests.js') },
-  ladder: { summary: 'run the validation ladder on text from stdin: pico ladder --schema FILE', load: () => import('./ladder.js') },
+  ladder: { summary: 'run the validation ladder on text from stdin: pico ladder --schema FILE', root: 'named', load: () => import('./ladder.js') },
   recall: { summary: 'search memory: pico recall QUERY [--for-control]', writes: 'flag', load: () => import('./recall.js') },
   failures: { summary: 'failure memory: pico failures list | report [--name N] | sql', writes: 'flag', load: () => import('./failures.js') },
   cost: { summary: 'measured costs: pico cost [PROVIDER]', writes: 'flag', load: () => import('./cost.js') },
@@ -46,7 +52,7 @@ const COMMANDS: Record<string, Command> = {
   probe: { summary: 'measure a model provider on this machine: pico probe ID', writes: 'flag', load: () => import('./probe.js') },
   report: { summary: 'one self-contained HTML page of recent jobs, failures and gaps: pico report [--out FILE.html] [--days N] [--json]', load: () => import('./report.js') },
   fleet: { summary: 'join boxes into a fleet over NATS JetStream: pico fleet agent | hub | status | submit JOB --to box=NAME|model=ID|cap=CAP | watch ID | jobs', load: () => import('./fleet.js') },
-  eval: { summary: 'compare harness modes on a case file (pico eval CASES --provider ID [--modes LIST] [--recorded]), or measure the agent on a goal file (pico eval --goals FILE) [--json]', writes: 'flag', load: () => import('./eval.js') },
+  eval: { summary: 'compare harness modes on a case file (pico eval CASES --provider ID [--modes LIST] [--recorded]), or measure the agent on a goal file (pico eval --goals FILE) [--json]', writes: 'flag', root: 'named', load: () => import('./eval.js') },
 };
 
 function help(): string {
@@ -55,18 +61,36 @@ function help(): string {
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`)].join('\n');
 }
 
-/** The root a command will write into, as its own parser will read it (--root, else PICO_ROOT, else the current directory; null: none named, for init). */
-function rootArgument(rest: readonly string[], how: 'flag' | 'positional'): string | null {
-  if (how === 'positional') {
-    const dir = rest.find((a) => !a.startsWith('-'));
-    return dir === undefined ? null : resolve(dir);
-  }
+/** The root --root or PICO_ROOT names, as the command's own parser will read it; null when neither does. */
+function namedRoot(rest: readonly string[]): { dir: string; shown: string; from: RootFrom } | null {
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--') break;
-    if (rest[i] === '--root' && rest[i + 1] !== undefined) return resolve(rest[i + 1]!);
-    if (rest[i]!.startsWith('--root=')) return resolve(rest[i]!.slice('--root='.length));
+    if (rest[i] === '--root' && rest[i + 1] !== undefined) return { dir: resolve(rest[i + 1]!), shown: rest[i + 1]!, from: 'flag' };
+    if (rest[i]!.startsWith('--root=')) return { dir: resolve(rest[i]!.slice('--root='.length)), shown: rest[i]!.slice('--root='.length), from: 'flag' };
   }
-  return resolve(process.env.PICO_ROOT || process.cwd());
+  return process.env.PICO_ROOT ? { dir: resolve(process.env.PICO_ROOT), shown: process.env.PICO_ROOT, from: 'env' } : null;
+}
+
+interface RootUse { dir: string; shown: string; from: RootFrom; mode: RootMode; writes: boolean }
+
+/** The root a command works on, how (uses it, may make it, writes a hub into it) and whether it writes; null: it takes none. */
+function rootUse(name: string, cmd: Command, rest: readonly string[]): RootUse | null {
+  if (cmd.writes === 'positional') {
+    const dir = rest.find((a) => !a.startsWith('-'));
+    return dir === undefined ? null : { dir: resolve(dir), shown: dir, from: 'argument', mode: 'make', writes: true };
+  }
+  const named = namedRoot(rest);
+  const here = named ?? { dir: process.cwd(), shown: process.cwd(), from: 'cwd' as const };
+  if (name === 'fleet') {
+    // the agent works beside a box's daemon, on its root; the hub writes its copies into a folder of its own
+    const sub = rest.find((a) => !a.startsWith('-'));
+    if (sub === 'agent') return { ...here, mode: 'use', writes: true };
+    if (sub === 'hub') return { ...here, mode: 'folder', writes: true };
+    return null;
+  }
+  if (cmd.root === 'named' && named === null) return null;
+  const mode: RootMode = name === 'daemon' && rest.includes('--init') ? 'make' : 'use';
+  return { ...here, mode, writes: cmd.writes !== undefined };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -83,7 +107,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = COMMANDS[name];
   if (!cmd) {
-    process.stderr.write(`pico: unknown command "${name}"\n\n${help()}\n`);
+    const near = nearest(name, Object.keys(COMMANDS));
+    process.stderr.write(`pico: unknown command "${name}"${near ? ` (did you mean pico ${near}?)` : ''}\n` +
+      `${near ? '' : `the commands: ${Object.keys(COMMANDS).join(', ')}\n`}fix: pico --help says what each does\n`);
     return EXIT.usage;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -91,15 +117,14 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
-    if (cmd.writes) {
-      const root = rootArgument(rest, cmd.writes);
-      if (root !== null && isPackageDir(root)) {
-        // design §13: the package's folders hold the shipped defaults; a root is made by pico init
-        process.stderr.write(`pico ${name}: ${root} is the picoharness package itself: it holds the shipped defaults and is never a root, ` +
-          `so nothing a command does may write there\nfix: name a root with --root DIR (make one with pico init DIR; npm start makes and uses ./root, which git ignores)\n`);
+    const use = rootUse(name, cmd, rest);
+    if (use) {
+      const problem = rootProblem(use.dir, use.shown, use.from, use.mode, use.writes);
+      if (problem) {
+        process.stderr.write(`pico ${name}: ${problem.problem}\n${problem.fix ? `fix: ${problem.fix}\n` : ''}`);
         return EXIT.usage;
       }
-      if (root !== null) assertRootOwner(root, name, rest, typeof cmd.inboxGroupMay === 'function' ? cmd.inboxGroupMay(rest) : cmd.inboxGroupMay);
+      if (use.writes) assertRootOwner(use.dir, name, rest, typeof cmd.inboxGroupMay === 'function' ? cmd.inboxGroupMay(rest) : cmd.inboxGroupMay);
     }
     return await (await cmd.load()).main(rest);
   } catch (err) {
@@ -134,6 +159,15 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`pico ${name}: internal error (a bug; please report it with this trace):\n${(err as Error).stack ?? String(err)}\n`);
     return EXIT.internal;
   }
+}
+
+// `pico … | head`: when the reader goes away, what is left to print has no one to read it, so the
+// command stops quietly instead of dying on an unhandled EPIPE with a stack trace
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+  });
 }
 
 main(process.argv.slice(2)).then(

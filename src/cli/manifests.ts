@@ -6,13 +6,14 @@
 import { listPrompts } from '../prompts/envelope.js';
 import type { ManifestIssue } from '../registry/boundary.js';
 import { loadRoot, ManifestError } from '../registry/load.js';
-import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const USAGE = 'pico manifests check [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
-  if (positionals[0] !== 'check' || positionals.length !== 1) throw new UsageError(`usage: ${USAGE}`);
+  if (positionals[0] !== 'check') throw unknownSubcommand(positionals[0], ['check'], USAGE);
+  if (positionals.length !== 1) throw new UsageError(`unexpected argument "${positionals[1]}"\nusage: ${USAGE}`);
   const root = rootOf(values);
   let issues: ManifestIssue[] = [];
   let counts: Record<string, number> = {};

@@ -11,14 +11,14 @@ import { dbPathFor, sessionsDirFor } from '../memory/paths.js';
 import { formatTable } from '../memory/table.js';
 import { checkSessions } from '../check/session.js';
 import { isSessionId } from '../ledger/session-id.js';
-import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand } from './args.js';
 
 const USAGE = 'pico memory rebuild | ingest | stats [--root DIR] [--json]';
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   const sub = positionals[0];
-  if (sub !== 'rebuild' && sub !== 'ingest' && sub !== 'stats') throw new UsageError(`name a subcommand\nusage: ${USAGE}`);
+  if (sub !== 'rebuild' && sub !== 'ingest' && sub !== 'stats') throw unknownSubcommand(sub, ['rebuild', 'ingest', 'stats'], USAGE);
   const root = rootOf(values);
   const ix = MemoryIndex.open(dbPathFor(root));
   try {

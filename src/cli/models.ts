@@ -9,7 +9,7 @@ import { modelInventory, type Inventory } from '../models/inventory.js';
 import { ModelInUse, removeModel, UnknownModel } from '../models/remove.js';
 import { formatTable } from '../memory/table.js';
 import { assertRootOwner } from './owner.js';
-import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
+import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const USAGE = 'pico models [--root DIR] [--json] | pico models rm ID [--root DIR] [--json]';
 
@@ -39,7 +39,8 @@ export async function main(argv: string[]): Promise<number> {
     emit(!!values.json, inv, () => human(inv));
     return EXIT.ok;
   }
-  if (positionals[0] !== 'rm' || positionals.length !== 2) throw new UsageError(`unknown arguments ${JSON.stringify(positionals)}\nusage: ${USAGE}`);
+  if (positionals[0] !== 'rm') throw unknownSubcommand(positionals[0], ['rm'], USAGE);
+  if (positionals.length !== 2) throw new UsageError(`name the one model provider to remove (pico models lists them)\nusage: ${USAGE}`);
   assertRootOwner(root, 'models', argv); // listing reads; rm writes, so it runs as the root's owner (owner.ts)
   try {
     const r = removeModel(root, positionals[1]!);

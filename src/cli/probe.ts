@@ -12,6 +12,7 @@
  * do not match is the user's error, said with the file and the fix (exit 2 for
  * a wrong id, 3 for a broken root), never a raw validation dump.
  */
+import { unreadable } from '../base/named-file.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../base/durable-file.js';
 import { withRootTemp } from '../models/root-temp.js';
@@ -69,7 +70,8 @@ async function readGgufManifest(root: string, id: string, file: string): Promise
     text = await readFile(file, 'utf8');
   } catch (e) {
     const known = await ggufIds(path.dirname(file));
-    throw new ProbeError(`${file}: cannot read the manifest of "${id}" (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new ProbeError(missing ? `this root has no provider "${id}" (no file ${file})` : `${unreadable(file, e, 'provider manifest').problem}`,
       known.length > 0 ? `probe one of this root's models: ${known.map((k) => `pico probe ${k} --root ${root}`).join(', ')}`
         : `this root has no gguf provider; install a model first: pico provision FILE.gguf --id ID --implements CAP --root ${root}`, 2);
   }
@@ -89,7 +91,7 @@ async function readGgufManifest(root: string, id: string, file: string): Promise
     // one line per field, in words: a field that is absent says "missing" rather than "received undefined"
     const said = (m: string): string => m.replace(/^Invalid input: expected (.+), received undefined$/, 'missing (expected $1)');
     const issues = r.error.issues.map((i) => `  ${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${said(i.message)}`).join('\n');
-    throw new ProbeError(`${file}: not a valid gguf provider manifest:\n${issues}`, `correct those fields (pico manifests check --root ${root} checks every manifest; README "Provider manifests")`, 3);
+    throw new ProbeError(`${file}: not a valid gguf provider manifest:\n${issues}`, `correct those fields (pico manifests check --root ${root} checks every manifest; docs/manifests.md, "Providers")`, 3);
   }
   return r.data;
 }

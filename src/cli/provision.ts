@@ -24,7 +24,7 @@
 import { access, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parse, rootOf } from './args.js';
 import { importNodeLlamaCpp } from '../adapters/gguf-llama.js';
 import { hasGgufMagic, sha256File } from '../adapters/gguf-weights.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -183,31 +183,31 @@ async function evalProvisioned(cases: string, root: string, id: string): Promise
   return saveRun(await evaluateWithProgress({ casesPath: cases, root, provider: id }), root);
 }
 
+const USAGE = 'pico provision FILE.gguf --id ID --implements CAP[,CAP] [--root DIR] [--prompt ID] [--threads N] [--context-size N] [--force] [--no-probe] [--eval CASES] [--json]';
+
 /** CLI entry: argv excludes the command name. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true,
-    options: {
-      id: { type: 'string' }, implements: { type: 'string' }, root: { type: 'string', default: '.' }, json: { type: 'boolean', default: false },
-      prompt: { type: 'string' }, threads: { type: 'string' }, 'context-size': { type: 'string' }, force: { type: 'boolean', default: false },
-      'no-probe': { type: 'boolean', default: false }, eval: { type: 'string' },
-    },
-  } as const);
+  const { values, positionals } = parse(argv, {
+    id: { type: 'string' }, implements: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean', default: false },
+    prompt: { type: 'string' }, threads: { type: 'string' }, 'context-size': { type: 'string' }, force: { type: 'boolean', default: false },
+    'no-probe': { type: 'boolean', default: false }, eval: { type: 'string' },
+  } as const, USAGE);
+  const root = rootOf(values);
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   const threads = num(values.threads);
   const contextSize = num(values['context-size']);
   const bad = (v: number | undefined) => v !== undefined && !(Number.isInteger(v) && v > 0);
   if (positionals.length !== 1 || !values.id || !values.implements || bad(threads) || bad(contextSize)) {
-    process.stderr.write('usage: pico provision FILE.gguf --id ID --implements CAP[,CAP] [--root DIR] [--prompt ID] [--threads N] [--context-size N] [--force] [--no-probe] [--eval CASES] [--json]\n');
+    process.stderr.write(`usage: ${USAGE}\n`);
     return 2;
   }
   try {
     const r = await provisionModel({
-      file: positionals[0]!, id: values.id, implements: values.implements.split(',').map((s) => s.trim()).filter(Boolean), root: values.root,
+      file: positionals[0]!, id: values.id, implements: values.implements.split(',').map((s) => s.trim()).filter(Boolean), root,
       prompt: values.prompt, threads, contextSize, force: values.force, probe: !values['no-probe'],
     });
     // --eval: measure the new provider on a case file and write the pass rates into its manifest
-    const saved = values.eval ? await evalProvisioned(values.eval, path.resolve(values.root), r.manifest.id) : null;
+    const saved = values.eval ? await evalProvisioned(values.eval, root, r.manifest.id) : null;
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ok: true, manifest: r.manifestPath, id: r.manifest.id, sha256: r.manifest.sha256, architecture: r.architecture, file: r.manifest.file, placed: r.placed, threads: r.manifest.threads, threads_measured: r.sweep?.table ?? null, resource: r.manifest.resource, cost: r.manifest.cost, ...(saved ? { measured: saved } : {}) })}\n`);
     } else {

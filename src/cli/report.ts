@@ -2,12 +2,13 @@
  * `pico report [--root DIR] [--out FILE.html] [--days N] [--json]`: one
  * self-contained HTML page about the root's recent jobs (src/report/), or with
  * `--json` the aggregated numbers instead. Reads the ledgers only; writes
- * nothing but the page. `--fleet` on a fleet hub's root reads the hub's copy
+ * nothing but the page: `--out FILE`, else `report.html` in the root (never
+ * the current folder, which may be the checkout). `--fleet` on a fleet hub's root reads the hub's copy
  * of every box's ledgers instead, the box as a column (src/report/fleet.ts;
  * the fleet code that finds the boxes is loaded only then).
  */
 import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import { sessionsDirFor } from '../memory/paths.js';
 import { renderCharts } from '../report/charts.js';
@@ -29,7 +30,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!hub && !existsSync(sessionsDirFor(root))) {
     throw new UsageError(`${root} is not a picoharness root (it has no sessions/ folder); pass --root DIR, or run \`pico init DIR\` to make one`);
   }
-  const out = resolve(values.out ?? 'report.html');
+  // the page belongs to the root it reports on: never the current folder, which may be the checkout
+  const out = values.out === undefined ? join(root, 'report.html') : resolve(values.out);
   if (!values.json) {
     const parent = dirname(out);
     if (!existsSync(parent) || !statSync(parent).isDirectory()) throw new UsageError(`--out ${out}: the folder ${parent} does not exist; create it or name another file`);

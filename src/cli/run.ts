@@ -19,7 +19,8 @@ import { createLogger } from '../base/log.js';
 import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import { decodeUtf8Strict } from '../base/utf8.js';
+import { readNamedJson } from '../base/named-file.js';
+import { DEFAULT_MAX_JOB_BYTES } from '../daemon/inspect.js';
 import { openRuntime } from '../root/runtime.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, UsageError } from './args.js';
 import { runProgress } from './progress-view.js';
@@ -31,15 +32,9 @@ export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`name one job file\nusage: ${USAGE}`);
   const file = resolve(positionals[0]!);
-  let raw: unknown;
-  try {
-    const decoded = decodeUtf8Strict(readFileSync(file));
-    if ('problem' in decoded) throw new UsageError(`${file}: ${decoded.problem}; save the job file as UTF-8 (e.g. \`iconv -f LATIN1 -t UTF-8\`)`);
-    raw = JSON.parse(decoded.text);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${file}: cannot read the job as JSON (${(err as Error).message}); a job file is one UTF-8 JSON object, see README "Job files"`);
-  }
+  const read = readNamedJson(file, 'job file', DEFAULT_MAX_JOB_BYTES);
+  if ('problem' in read) throw new UsageError(`${read.problem}\nfix: ${read.fix}`);
+  const raw = read.value;
   const job = parseJob(raw, file);
   return runForeground(rootOf(values), job, { json: !!values.json, source: file });
 }

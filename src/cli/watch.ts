@@ -8,8 +8,8 @@
  * src/progress/side-file.ts; rewritten in place on a terminal, a plain line
  * every 2 s otherwise). A value cut on a line says where the rest is. A job still in
  * the inbox or queue is waited for; a job that was rejected prints its
- * reason. Exit 0 when the session ends answered or partial, 1 when declined,
- * rejected or unknown, 2 on usage errors. The watch ends when the session
+ * reason. Exit 0 when the session ends answered or partial, 1 when declined
+ * or rejected, 2 on usage errors and an id the root does not know. The watch ends when the session
  * closes (an answer, or a result.json written without one); while it has
  * not, it checks every second that a daemon serves the root, and when none
  * does it says so and exits 1 instead of waiting for ever. A session that waits for a person
@@ -43,12 +43,13 @@ export async function main(argv: string[]): Promise<number> {
   const f = await followJob(rootOf(values), id, { raw: !!values.json, out: process.stdout, who: 'pico watch' });
   if (f.end === 'waiting') return 0;
   if (f.end === 'interrupted') return 130;
+  if (f.end === 'no_job') return 2;
   return f.outcome === 'answered' || f.outcome === 'partial' ? 0 : 1;
 }
 
 /** How a followed job ended: its outcome, or why the following stopped without one. */
 export interface Followed {
-  end: 'closed' | 'waiting' | 'unserved' | 'interrupted' | 'unknown';
+  end: 'closed' | 'waiting' | 'unserved' | 'interrupted' | 'unknown' | 'no_job';
   outcome: string | null;
 }
 
@@ -68,8 +69,9 @@ export async function followJob(root: string, id: string, o: { raw?: boolean; qu
       process.stderr.write(`${o.who}: job ${id} was rejected: ${rej.problem}\n  fix: ${rej.fix}\n`);
       return { end: 'unknown', outcome: null };
     }
+    // an id the root does not know is the person's mistake, as it is for cancel and retry
     process.stderr.write(`${o.who}: no job ${id} under ${paths.sessions} (not in the inbox, not claimed); check the id and --root\n`);
-    return { end: 'unknown', outcome: null };
+    return { end: 'no_job', outcome: null };
   }
   const stop = new AbortController();
   const onInt = (): void => stop.abort();

@@ -7,6 +7,7 @@
  * does not know is an error too (a typo would otherwise exclude nothing).
  */
 import { readFileSync } from 'node:fs';
+import { unreadable } from '../base/named-file.js';
 import { z } from 'zod';
 import type { PolicyOverride } from '../runtime/policy.js';
 
@@ -40,7 +41,8 @@ export function loadPolicyFile(path: string, knownProviders: ReadonlySet<string>
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new PolicyFileError(`${path}: cannot read the policy file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); name an existing file, for example ${EXAMPLE}`);
+    const u = unreadable(path, err, 'policy file');
+    throw new PolicyFileError(`${u.problem}; ${u.fix} (a policy file looks like ${EXAMPLE})`);
   }
   let value: unknown;
   try {

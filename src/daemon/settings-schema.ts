@@ -1,5 +1,5 @@
 /**
- * settings@1 as a zod schema, for what wants the schema itself (the README's
+ * settings@1 as a zod schema, for what wants the schema itself (the docs'
  * field check). The daemon reads its settings through settings.ts, which loads
  * zod only for a file that is wrong.
  */

@@ -20,7 +20,7 @@
  * its parse returns (defaults included); anything else is parsed by the
  * schema, loaded then, which words the error. test/daemon/settings-quick.test.ts
  * holds the two to the same answers; settings-schema.ts is the schema for
- * everything else that wants it (the README's field check).
+ * everything else that wants it (the docs' field check).
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -138,7 +138,7 @@ export function loadSettings(root: string): { settings: DaemonSettings; file: st
   }
   const parsed = parseJsonQuiet(text);
   if ('problem' in parsed) {
-    throw new SettingsError(`${file}: ${parsed.problem}`, file, `correct the JSON in ${file} (the README's "Settings" section shows every field), or remove it to use the defaults`);
+    throw new SettingsError(`${file}: ${parsed.problem}`, file, `correct the JSON in ${file} (docs/operating.md, "Settings", shows every field), or remove it to use the defaults`);
   }
   const raw = parsed.value;
   const quick = acceptSettings(raw);
@@ -146,7 +146,7 @@ export function loadSettings(root: string): { settings: DaemonSettings; file: st
   const r = parseSettingsStrictly(raw);
   if (!r.success) {
     const problems = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top)'}: ${i.message}`).join('; ');
-    throw new SettingsError(`${file}: ${problems}`, file, `correct ${file} (the README's "Settings" section lists every field and its default), or remove it to use the defaults`);
+    throw new SettingsError(`${file}: ${problems}`, file, `correct ${file} (docs/operating.md, "Settings", lists every field and its default), or remove it to use the defaults`);
   }
   return { settings: r.data, file, present: true };
 }

@@ -1,7 +1,7 @@
 /**
  * The spool watcher: notices job files in `sessions/inbox/` once they are complete.
  *
- * Convention for writers (README "Submitting jobs"): write the job file
+ * Convention for writers (docs/asking.md, "Hand it to the daemon"): write the job file
  * somewhere else ON THE SAME FILESYSTEM (ideally a dot-name or `*.tmp` name
  * inside the inbox itself, which the daemon ignores), fsync it, then rename
  * it to `<name>.json` in the inbox. A rename is atomic, so the daemon never

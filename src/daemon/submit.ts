@@ -8,14 +8,14 @@
  * the daemon's own rules, so a mistake is reported to the person submitting
  * rather than only to sessions/rejected/.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { JobError, parseJob } from '../runtime/job.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { writeFileAtomic } from '../base/durable-file.js';
-import { decodeUtf8Strict, UTF8_FIX } from '../base/utf8.js';
+import { readNamedJson } from '../base/named-file.js';
 import { DEFAULT_MAX_JOB_BYTES } from './inspect.js';
 import { daemonPaths } from './paths.js';
 
@@ -23,25 +23,17 @@ export type SubmitResult = { ok: true; id: string; path: string } | { ok: false;
 
 /** Validate `file` and drop it into `root`'s inbox as a new job. */
 export async function submitJobFile(file: string, root: string): Promise<SubmitResult> {
-  let bytes: Buffer;
+  const read = readNamedJson(file, 'job file', DEFAULT_MAX_JOB_BYTES);
+  if ('problem' in read) return { ok: false, problem: read.problem, fix: read.fix };
   try {
-    bytes = await readFile(file);
-  } catch (err) {
-    return { ok: false, problem: `${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, fix: 'give the path of an existing job file' };
-  }
-  if (bytes.length > DEFAULT_MAX_JOB_BYTES) {
-    return { ok: false, problem: `${file} is ${bytes.length} bytes, over the ${DEFAULT_MAX_JOB_BYTES}-byte limit`, fix: 'a job names its inputs by path (tool args); do not inline large data' };
-  }
-  const decoded = decodeUtf8Strict(bytes);
-  if ('problem' in decoded) return { ok: false, problem: `${file}: ${decoded.problem}`, fix: UTF8_FIX };
-  try {
-    const job = parseJob(JSON.parse(decoded.text), file);
+    const job = parseJob(read.value, file);
     const unknown = unknownNames(root, job);
     if (unknown.length > 0) return { ok: false, problem: `${file}: ${describeProblems(unknown)}`, fix: unknown.map((u) => u.fix).join('; ') };
   } catch (err) {
     if (err instanceof JobError) return { ok: false, problem: err.message, fix: err.fix };
-    return { ok: false, problem: `${file} is not valid JSON: ${(err as Error).message}`, fix: 'fix the JSON syntax' };
+    throw err;
   }
+  const bytes = read.bytes;
   return { ok: true, ...(await dropIntoInbox(bytes, root)) };
 }
 

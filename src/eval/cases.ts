@@ -21,6 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { unreadable } from '../base/named-file.js';
 import { compileSchema } from '../ladder/index.js';
 import type { SchemaHandle } from '../ladder/types.js';
 import { canonicalDigest } from '../ladder/index.js';
@@ -82,7 +83,7 @@ function readRef(dir: string, rel: unknown, where: string, key: string, asJson: 
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new EvalInputError(`${where}: "${key}" names ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); fix the path (it is relative to the case file)`);
+    throw new EvalInputError(`${where}: "${key}" names ${unreadable(file, e, 'file').problem}; fix the path (it is relative to the case file)`);
   }
   if (!asJson) return text;
   try {
@@ -161,12 +162,18 @@ function resolveCase(raw: unknown, index: number, file: string, ctx: ResolveCont
 
 /** Read and check a case file; ids must be unique. */
 export function readCaseFile(file: string, ctx: ResolveContext): CaseFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const u = unreadable(file, e, 'case file');
+    throw new EvalInputError(`${u.problem}; ${u.fix} (a JSON array of cases)`);
+  }
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new EvalInputError(`${file}: ${code ? `cannot be read (${code})` : `is not JSON (${(e as Error).message})`}; give a case file (a JSON array of cases)`);
+    throw new EvalInputError(`${file}: ${text.trim() === '' ? 'is empty' : `is not JSON (${(e as Error).message})`}; give a case file (a JSON array of cases)`);
   }
   const list = Array.isArray(doc) ? doc : isObj(doc) && Array.isArray(doc.cases) ? doc.cases : null;
   if (!list) throw new EvalInputError(`${file}: expected a JSON array of cases or {"cases": [...]}`);

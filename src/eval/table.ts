@@ -68,7 +68,7 @@ export function summarize(results: CaseResult[], modes: Mode[]): Partial<Record<
 }
 
 const LEGEND = [
-  'score    right / cases, scored as ../shared/corpora/README.md says (a case that must be refused is right when refused)',
+  'score    right / cases: the answer deep-equals the expected value (a case that must be refused is right when refused)',
   'refused  cases refused with a classified error (only the ladder classifies); crashed: no value and no classified refusal',
   '         (JSON.parse failed, or the provider timed out / wrote nothing) — a crash is never a right answer, even on a must-refuse case',
   'p50/p90  model wall time per case in ms (all the model calls the mode used; harness time not counted)',

@@ -9,11 +9,11 @@
  * message id. Submitting an id that is already claimed, or again within the
  * dedup window, changes nothing and says so.
  */
-import { readFileSync } from 'node:fs';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { newSessionId, isSessionId } from '../ledger/session-id.js';
 import { parseJob } from '../runtime/job.js';
-import { decodeUtf8Strict } from '../base/utf8.js';
+import { readNamedJson } from '../base/named-file.js';
+import { DEFAULT_MAX_JOB_BYTES } from '../daemon/inspect.js';
 import { TERMINAL_TYPES } from '../ledger/events.js';
 import type { Fleet } from './connect.js';
 import { parseClaim, type Claim, type FleetJob } from './envelope.js';
@@ -21,7 +21,6 @@ import type { Heartbeat } from './agent.js';
 import { EVENTS_STREAM, JOBS_STREAM, jobSubject, parseEventSubject, parseSelector, type Selector } from './names.js';
 
 /** Largest job file accepted (the daemon's own limit). */
-const MAX_JOB_BYTES = 256 * 1024;
 
 export class FleetInputError extends Error {
   override name = 'JobError';
@@ -40,21 +39,9 @@ export interface Submitted {
 
 /** Read and check a job file; throws FleetInputError naming the file and the fix. */
 export function readJobFile(file: string): FleetJob['job'] {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    throw new FleetInputError(`${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, 'give the path of an existing job file');
-  }
-  if (bytes.length > MAX_JOB_BYTES) throw new FleetInputError(`${file} is ${bytes.length} bytes, over the ${MAX_JOB_BYTES}-byte limit`, 'a job names its inputs by path; do not inline data');
-  const d = decodeUtf8Strict(bytes);
-  if ('problem' in d) throw new FleetInputError(`${file}: ${d.problem}`, 'save the job file as UTF-8');
-  let v: unknown;
-  try {
-    v = JSON.parse(d.text);
-  } catch (err) {
-    throw new FleetInputError(`${file} is not valid JSON (${(err as Error).message.slice(0, 80)})`, 'fix the JSON syntax');
-  }
+  const read = readNamedJson(file, 'job file', DEFAULT_MAX_JOB_BYTES);
+  if ('problem' in read) throw new FleetInputError(read.problem, read.fix);
+  const v = read.value;
   return parseJob(v, file); // JobError: the CLI prints it with its fix
 }
 

@@ -5,7 +5,7 @@
  * Credentials never travel on the command line (a process list shows it):
  * a user and password come from PICO_FLEET_USER / PICO_FLEET_PASSWORD, an
  * nkey or JWT credentials file from `--creds FILE`, and a private CA for a
- * `tls://` server from `--ca FILE` (README "Fleet"). The client reconnects
+ * `tls://` server from `--ca FILE` (docs/fleet.md). The client reconnects
  * for ever: a box offline for a week keeps trying, and its ledgers are the
  * buffer meanwhile (ship.ts). What the server refuses (a box publishing
  * outside its own subjects, see the sample server config) surfaces as an

@@ -52,7 +52,7 @@ export function openHubRoot(root: string): HubRoot {
     : existsSync(join(root, 'sessions')) ? 'it is a box\'s root: it has sessions/ but no fleet/<box>/sessions/ copies and no fleet index'
       : 'it has no fleet/<box>/sessions/ copies and no fleet index';
   throw new NotAHubError(`${root} is not a fleet hub's root: ${what}`,
-    `pass --root the folder \`pico fleet hub --root DIR\` writes into (README "Fleet"), or drop --fleet to read this root's own sessions`);
+    `pass --root the folder \`pico fleet hub --root DIR\` writes into (docs/fleet.md), or drop --fleet to read this root's own sessions`);
 }
 
 function isDir(p: string): boolean {

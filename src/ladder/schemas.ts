@@ -10,6 +10,7 @@
  * does not fetch remote `$ref`s: a schema is one self-contained file.
  */
 import { readFileSync } from 'node:fs';
+import { unreadable } from '../base/named-file.js';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -114,11 +115,18 @@ export function compiledOf(handle: SchemaHandle): Compiled {
 
 /** Read and compile a schema file; the id is the file's `$id`, else its name without `.json`. */
 export function loadSchemaFile(path: string): SchemaHandle {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const u = unreadable(path, err, 'schema file');
+    throw new Error(`schema file ${u.problem}; ${u.fix}`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`schema file ${path}: cannot be read as JSON (${(err as Error).message}); check the path and the file's syntax`);
+    throw new Error(`schema file ${path}: ${text.trim() === '' ? 'is empty' : `is not JSON (${(err as Error).message})`}; a schema file is one JSON Schema document`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new Error(`schema file ${path}: must hold a JSON object (a JSON Schema document), got ${Array.isArray(json) ? 'an array' : typeof json}`);

@@ -34,6 +34,11 @@ export interface SnapshotOptions {
   window?: { last_n: number; max_age_days: number };
 }
 
+/** How many calls are measured so far, in words: "not measured yet", never "only 0 measured calls". */
+function measuredSoFar(n: number): string {
+  return n === 0 ? 'not measured yet' : `only ${n} measured call${n === 1 ? '' : 's'}`;
+}
+
 /** Fewer measured calls than this and the manifest's declared cost is used instead. */
 export const MIN_OBSERVATIONS = 5;
 
@@ -113,7 +118,7 @@ export class CostModel {
     if (manifest) {
       return {
         provider, schema, n, p50_ms: manifest.p50_ms, p90_ms: manifest.p90_ms, source: 'manifest', manifest, kind,
-        note: `only ${n} measured call${n === 1 ? '' : 's'} (< ${MIN_OBSERVATIONS}); using the manifest's declared cost`,
+        note: `${measuredSoFar(n)} (< ${MIN_OBSERVATIONS}); using the manifest's declared cost`,
       };
     }
     // advice that works when followed: only a gguf provider can be probed; any other is measured by running it
@@ -121,7 +126,7 @@ export class CostModel {
       : `it is measured once it has run ${MIN_OBSERVATIONS} times (or declare "cost": {"p50_ms", "p90_ms"} in its manifest)`;
     return {
       provider, schema, n, p50_ms: null, p90_ms: null, source: 'none', manifest: null, kind,
-      note: `only ${n} measured call${n === 1 ? '' : 's'} and no declared cost; ${measure}`,
+      note: `${measuredSoFar(n)} and no declared cost; ${measure}`,
     };
   }
 

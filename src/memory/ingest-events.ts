@@ -8,12 +8,13 @@
  * read, transactions) is `ingest.ts`; the result record of one session
  * (`IngestResult`) is here because both fill it.
  */
-import { FAILURE_KIND } from '../ledger/events.js';
 import { TRUST_LEVELS, weakest, type Trust } from '../base/trust.js';
 import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
 import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
+import { FAILURE_KIND } from '../ledger/events.js';
+import { detailOf, SessionFailures } from './failure-events.js';
 import { normaliseDetail } from './signature.js';
 import { entryOf, type CachedStep, type ToolSide } from './trajectory.js';
 
@@ -35,8 +36,8 @@ export interface IngestResult {
 // field readers for foreign ledgers: a wrong type reads as absent
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const FAILURE_TYPES: Readonly<Record<string, string>> = FAILURE_KIND;
 const trustOf = (v: unknown): Trust | null => (TRUST_LEVELS as readonly unknown[]).includes(v) ? (v as Trust) : null;
-const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<string, string>)[type];
 
 /** Turn a session's new events into rows, then refresh its episode and resolutions. */
 export function applyEvents(
@@ -54,16 +55,18 @@ export function applyEvents(
   }
   const hadGoal = ep.goal !== null;
   let touched = false; // facts, failures or control events: resolutions may change
+  // which events are failures to count: the rule the report counts by too (failure-events.ts)
+  const failures = new SessionFailures(s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
 
   for (const e of events) {
     const t = str(e.t);
     if (ep.started_at === null && t) ep.started_at = t;
     const step = str(e.step);
     const info = step !== null ? steps.get(step) : undefined;
-    const kind = kindOf(e.type);
-    if (kind && e.cancelled === true) continue; // a step an operator's cancel left unrun failed at nothing
-    if (kind) {
-      const detail = str(e.error) ?? str(e.detail) ?? '';
+    if (Object.hasOwn(FAILURE_TYPES, e.type)) {
+      const kind = failures.kindOf(e);
+      if (kind === null) continue; // a record of a failure counted already, a cancelled step, a person's decision
+      const detail = detailOf(e);
       const own = trustOf(e.detail_trust);
       const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
       const r = s.failure.run({

@@ -75,6 +75,7 @@ export function prepareIngest(db: Database.Database) {
     trajectoryAnswered: p('UPDATE trajectory SET answered_at = ? WHERE session = ?'),
     trajectoryDrop: p('INSERT OR IGNORE INTO trajectory_drop (session, seq, plan_key, t) VALUES (?, ?, ?, ?)'),
     sessionFailures: p('SELECT id, seq, step, provider, resolution, resolved_by FROM failure WHERE session = ?'),
+    sessionFailureWords: p('SELECT step, detail FROM failure WHERE session = ? ORDER BY seq'),
     sessionFacts: p('SELECT seq, step, provider FROM fact WHERE session = ?'),
     sessionControls: p('SELECT seq, type, step, target, outcome FROM control_event WHERE session = ?'),
     setResolution: p('UPDATE failure SET resolution = ?, resolved_by = ? WHERE id = ?'),

@@ -237,11 +237,11 @@ function zodIssue(file: string, i: z.core.$ZodIssue): ManifestIssue {
     };
   }
   if (i.code === 'invalid_type' && / received undefined$/.test(i.message)) {
-    return { file, path, message: `required key "${path.split('.').pop()}" is missing`, fix: 'add it; see the manifest format in README "Manifests, providers, tools"' };
+    return { file, path, message: `required key "${path.split('.').pop()}" is missing`, fix: 'add it; see the manifest format in docs/manifests.md' };
   }
   if (path === 'trust_out') return { file, path, message: i.message, fix: 'set "trust_out": "T1"' };
-  if (path.startsWith('host_view')) return { file, path, message: i.message, fix: 'write host_view as a list of what the tool must see of the host: ["fs"] (df), ["pid"] (ps), ["net"] (ip); see README "Tool manifests"' };
-  return { file, path, message: i.message, fix: 'see the manifest format in README "Manifests, providers, tools"' };
+  if (path.startsWith('host_view')) return { file, path, message: i.message, fix: 'write host_view as a list of what the tool must see of the host: ["fs"] (df), ["pid"] (ps), ["net"] (ip); see docs/manifests.md, "Tools"' };
+  return { file, path, message: i.message, fix: 'see the manifest format in docs/manifests.md' };
 }
 
 function collectKeys(schema: unknown, into: Set<string>): void {

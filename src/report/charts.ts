@@ -61,8 +61,17 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 const label = (provider: string, schema: string): string => `${shortProvider(provider)} · ${schema}`;
 /** A row's name on an axis, led by its box on a fleet hub's page (rows of two boxes are two bars). */
 const onBox = (r: OnBox, name: string): string => (r.box === undefined ? name : `${r.box} · ${name}`);
-/** Where the log axis starts: a code provider's sub-millisecond call still gets a bar; one under 0.1 ms is drawn at it (the table holds the figure). */
+/** The least duration a bar reaches: a call under 0.1 ms (a parser's, even 0 ms) is drawn at it; the table holds the figure. */
 const LOG_FLOOR_MS = 0.1;
+/** Where the log axis, and every bar, starts: a decade below the floor, so the shortest call still draws a bar. */
+const AXIS_FROM_MS = LOG_FLOOR_MS / 10;
+
+/** The grid of a log axis from AXIS_FROM_MS up to the first decade at or above `max`: each line ten times the last, as the caption says. */
+export function decades(max: number): number[] {
+  const out = [AXIS_FROM_MS];
+  while (out[out.length - 1]! < max) out.push(Number((out[out.length - 1]! * 10).toPrecision(1)));
+  return out.length > 1 ? out : [AXIS_FROM_MS, LOG_FLOOR_MS];
+}
 
 /** The vega-lite specs of the report, by chart id (null: no data). */
 export function chartSpecs(d: ReportData): { id: string; title: string; description: string; spec: TopLevelSpec | null }[] {
@@ -73,6 +82,7 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
   const sigs = d.signatures.map((r, i) => ({ ...r, name: `${i + 1}. ${onBox(r, `${r.kind}: ${r.signature.slice(0, 48)}`)}` }));
   const gaps = d.capability_gaps.map((r) => ({ ...r, name: onBox(r, `${r.capability} → ${r.schema}`) }));
   const bar = (n: number): number => Math.max(60, n * 22);
+  const grid = decades(Math.max(LOG_FLOOR_MS, ...durations.map((r) => r.ms)));
   return [
     {
       id: 'jobs', title: 'Jobs per day by outcome',
@@ -89,16 +99,17 @@ export function chartSpecs(d: ReportData): { id: string; title: string; descript
     },
     {
       id: 'durations', title: 'Provider call duration, p50 and p90',
-      description: `Grouped bars on a log scale (each grid line ten times the last, so a slow model does not flatten the rest): the median (p50) and 90th percentile (p90) duration of every call to each of ${d.durations.length} providers, failed calls included.`,
+      description: `Grouped bars on a log scale (each grid line ten times the last, so a slow model does not flatten the rest; a call under ${LOG_FLOOR_MS} ms is drawn at ${LOG_FLOOR_MS} ms): the median (p50) and 90th percentile (p90) duration of every call to each of ${d.durations.length} providers, failed calls included.`,
       spec: durations.length === 0 ? null : {
         ...BASE, height: bar(d.durations.length * 2), description: 'p50 and p90 call duration per provider',
         data: { values: durations }, mark: { type: 'bar' },
         encoding: {
           y: { field: 'provider', type: 'nominal', title: null, sort: d.durations.map((r) => onBox(r, shortProvider(r.provider))) },
           yOffset: { field: 'stat', type: 'nominal' },
-          x: { field: 'ms', type: 'quantitative', title: 'milliseconds (log scale)', scale: { type: 'log', domainMin: LOG_FLOOR_MS }, axis: { format: '~g' } },
-          // a log scale has no zero to grow a bar from: each bar starts at the axis' floor
-          x2: { datum: LOG_FLOOR_MS },
+          // the grid is the decades, named on the axis, so it is what the caption says: each line ten times the last
+          x: { field: 'ms', type: 'quantitative', title: 'milliseconds (log scale)', scale: { type: 'log', domain: [AXIS_FROM_MS, grid.at(-1)!] }, axis: { values: grid, format: '~g', grid: true } },
+          // a log scale has no zero to grow a bar from: each bar starts where the axis does, a decade below the floor
+          x2: { datum: AXIS_FROM_MS },
           color: { field: 'stat', type: 'nominal', scale: { domain: ['p50', 'p90'], range: ['#64b5f6', '#0d47a1'] }, title: null },
         },
       },

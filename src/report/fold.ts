@@ -13,6 +13,7 @@
  */
 import { FAILURE_KIND } from '../ledger/events.js';
 import { resolve, type ControlAt, type FactAt, type FailureAt } from '../memory/resolution.js';
+import { detailOf, SessionFailures } from '../memory/failure-events.js';
 import { normaliseDetail } from '../memory/signature.js';
 import { PROVIDER_FAULT_KINDS } from '../memory/views.js';
 
@@ -20,7 +21,6 @@ export type Event = Record<string, unknown> & { type: string; seq: number };
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
-const kindOf = (type: string): string | undefined => (FAILURE_KIND as Record<string, string>)[type];
 const FAULTS: ReadonlySet<string> = new Set(PROVIDER_FAULT_KINDS);
 const CONTROL_TYPES: ReadonlySet<string> = new Set(['escalated', 'plan_created', 'declined', 'answer_sent']);
 
@@ -87,6 +87,9 @@ export class Accumulator {
     const controls: ControlAt[] = [];
     let goal = '';
     let reason: string | null = null;
+    // which events are failures to count: memory's own rule (a step's closing record of a failure
+    // counted already, a step a cancel or a spent budget left unrun, a person's denial are not)
+    const counted = new SessionFailures();
     for (const e of events) {
       this.events++;
       const t = str(e.t);
@@ -97,10 +100,11 @@ export class Accumulator {
       const provider = str(e.provider);
       const schema = str(e.schema) ?? '?';
       const period = this.periodOf(t);
-      const kind = kindOf(e.type);
-      if (kind !== undefined) {
+      if (Object.hasOwn(FAILURE_KIND, e.type)) {
+        const kind = counted.kindOf(e);
+        if (kind === null) continue;
         this.failures++;
-        const signature = normaliseDetail(str(e.error) ?? str(e.detail) ?? '');
+        const signature = normaliseDetail(detailOf(e));
         failures.push({ seq: e.seq, step: str(e.step), provider, kind, signature, untrusted: e.detail_trust !== 'T0' && e.detail_trust !== 'T2', t: t ?? '', event: e });
         if (provider !== null && FAULTS.has(kind) && period !== null) this.pass(period, provider, schema, 1);
         if (provider !== null) this.fixesOf(provider, e.fixes, 'failed');

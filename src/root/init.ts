@@ -7,11 +7,12 @@
  * the package (src/base/package.ts: in a checkout, what git tracks), so a
  * file left in the package's folders — a generated sample, a manifest of a
  * model that is not there — never reaches a new root; and it refuses to make
- * the package's own folder a root.
+ * the package's own folder, or one of the folders it ships (providers/,
+ * manifests/, …), a root.
  */
 import { copyFileSync, existsSync, mkdirSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isPackageDir, PACKAGE_DIR, shippedFiles, type ShippedBy } from '../base/package.js';
+import { PACKAGE_DIR, packageFolderOf, shippedFiles, type ShippedBy } from '../base/package.js';
 
 const COPY = ['manifests', 'prompts', 'examples', 'providers'];
 
@@ -23,19 +24,20 @@ export interface InitReport {
   shipped_by: ShippedBy;
 }
 
-/** The package's own folder was named as a root: its files are the shipped defaults, not a user's. */
+/** The package's own folder (or one it ships) was named as a root: its files are the shipped defaults, not a user's. */
 export class PackageRootError extends Error {
   override name = 'PackageRootError';
   readonly fix: string;
-  constructor(dir: string) {
-    super(`${dir} is the picoharness package itself; it holds the shipped defaults and is never a root`);
+  constructor(dir: string, folder = '') {
+    super(`${dir} is ${folder === '' ? 'the picoharness package itself' : `the picoharness package's own ${folder}/ folder`}; it holds the shipped defaults and is never a root`);
     this.fix = 'make a root elsewhere and name it: pico init DIR, then --root DIR (npm start makes and uses ./root, which git ignores)';
   }
 }
 
 /** Create or complete a root at `dir` from the package's shipped defaults. */
 export function initRoot(dir: string, from = PACKAGE_DIR): InitReport {
-  if (isPackageDir(dir, from)) throw new PackageRootError(dir);
+  const own = packageFolderOf(dir, from);
+  if (own !== null) throw new PackageRootError(dir, own);
   const shipped = shippedFiles(COPY, from);
   const report: InitReport = { root: dir, created: [], kept: [], shipped_by: shipped.by };
   for (const d of ['sessions/inbox', 'sessions/rejected', 'memory', 'models', 'providers']) mkdirSync(join(dir, d), { recursive: true, ...(d === 'sessions/rejected' ? { mode: 0o700 } : {}) });

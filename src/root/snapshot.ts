@@ -2,7 +2,7 @@
  * The last good set of manifests: the texts of every manifest file, taken
  * before they are loaded and kept (by the caller) once they loaded cleanly.
  *
- * Why: the README promises that a broken manifest never takes the last good
+ * Why: the docs promise that a broken manifest never takes the last good
  * set out of force. A running runtime keeps its loaded set in memory, but a
  * new session worker (started after the last one idled out or died) reads
  * the folders afresh; with a typo there it could not open, and every job

@@ -64,13 +64,13 @@ export class JobError extends Error {
 /** Parse a job document; errors name the field path and say how to fix it. */
 export function parseJob(value: unknown, where = 'job'): Job {
   const shape = jobShapeProblem(value);
-  if (shape) throw new JobError(`${where}: not a valid job@1: ${shape}`, 'a job names its inputs (paths, short values) in args; it does not carry data: keep args flat and small, and the file UTF-8 text; see README "Job files"');
+  if (shape) throw new JobError(`${where}: not a valid job@1: ${shape}`, 'a job names its inputs (paths, short values) in args; it does not carry data: keep args flat and small, and the file UTF-8 text; see docs/asking.md, "Jobs"');
   const r = jobSchema.safeParse(value);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => issueLine(i, value));
   throw new JobError(
     `${where}: not a valid job@1: ${lines.join('; ')}`,
-    'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch"} with an optional "plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]; see README "Job files"',
+    'a job is {"job":"job@1","goal":"…","budget_class":"interactive|attended|background|batch"} with an optional "plan":[{"step":"s1","tool":"read_file","args":{"path":"…"},"capability":"extract@1","schema":"log_summary@2"}, …]; see docs/asking.md, "Jobs"',
   );
 }
 

@@ -291,7 +291,7 @@ describe('counterfactual replay', () => {
       [['replay', '--all', '--policy', policy(root, { policy: 'policy@1', perfer: ['shell'] }, 'typo.json')], /typo\.json: not a valid policy@1: unknown key\(s\) "perfer"/],
       [['replay', '--all', '--policy', policy(root, { policy: 'policy@1', exclude: ['no-such'] }, 'unknown.json')], /unknown\.json: exclude: "no-such" is not a provider of this root/],
       [['replay', '--all', '--policy', policy(root, '{"policy": ', 'torn.json')], /torn\.json: not JSON .*a policy file looks like/],
-      [['replay', '--all', '--policy', join(root, 'missing.json')], /missing\.json: cannot read the policy file \(ENOENT\)/],
+      [['replay', '--all', '--policy', join(root, 'missing.json')], /missing\.json: no such file; check the path of the policy file/],
       [['replay', ids.operator, '--all'], /name one session, or --all/], // --all alone replays every session as it ran (test/replay/all.test.ts)
       [['replay', ids.operator, '--all', '--policy', policy(root, { policy: 'policy@1' })], /name one session, or --all/],
       [['replay', ids.unfinished, '--policy', policy(root, { policy: 'policy@1' })], /events\.jsonl does not exist; counterfactual replay reads finished, intact sessions/],

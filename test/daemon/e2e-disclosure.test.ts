@@ -62,10 +62,10 @@ describe('what a reason file may disclose', () => {
     }
     // the logged problem quotes nothing either
     expect(JSON.stringify(d.lines)).not.toMatch(/SECRETSALT/);
-    // the same bad byte through `pico run` (the user's error, exit 2) and `pico submit` (a refused job, exit 1)
+    // the same bad byte through `pico run` and `pico submit`: the user's error, exit 2 from both (issue 37 item 4)
     const file = join(root, 'latin1-job.json');
     writeFileSync(file, bad);
-    for (const [cmd, code] of [['run', 2], ['submit', 1]] as const) {
+    for (const [cmd, code] of [['run', 2], ['submit', 2]] as const) {
       const r = pico([cmd, file, '--root', root]);
       expect(r.code, cmd).toBe(code);
       expect(r.stderr, cmd).toMatch(new RegExp(`byte offset ${at} \\(0xe9\\)`));

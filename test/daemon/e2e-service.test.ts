@@ -103,7 +103,7 @@ describe('the daemon as a service, end to end', () => {
     const bad = join(root, 'bad.json');
     writeFileSync(bad, '{"job":"job@1"}');
     const refused = pico(['submit', bad, '--root', root]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2); // the user's mistake, as pico run gives it
     expect(refused.stderr).toMatch(/not a valid job@1[\s\S]*fix:/);
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);

@@ -92,7 +92,7 @@ describe('the quick job check', () => {
     await parseJobFile(bad, 'bad.json').catch((err: unknown) => (caught = err));
     const words = jobErrorOf(caught);
     expect(words?.message).toMatch(/^bad\.json: not a valid job@1: budget_class: "hourly" is not allowed/);
-    expect(words?.fix).toMatch(/README "Job files"/);
+    expect(words?.fix).toMatch(/docs\/asking\.md, "Jobs"/);
     expect(() => parseJob(bad, 'bad.json')).toThrow(words!.message);
   });
 });

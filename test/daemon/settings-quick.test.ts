@@ -67,6 +67,6 @@ describe('the quick settings check', () => {
     expect(settingsSchema.safeParse(raw).error!.issues).toEqual(r.error!.issues);
     expect((err as SettingsError).message).toBe(`${join(root, 'settings.json')}: ${r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     expect((err as SettingsError).message).toMatch(/log_level: .*worker_idle_ms: /);
-    expect((err as SettingsError).fix).toMatch(/README's "Settings" section/);
+    expect((err as SettingsError).fix).toMatch(/docs\/operating\.md, "Settings"/);
   });
 });

@@ -43,7 +43,7 @@ describe('settings.json', () => {
     expect(err).toBeInstanceOf(SettingsError);
     expect((err as SettingsError).message).toContain(join(root, 'settings.json'));
     expect((err as SettingsError).message).toMatch(problem);
-    expect((err as SettingsError).fix).toMatch(/README's "Settings" section|remove it/);
+    expect((err as SettingsError).fix).toMatch(/docs\/operating\.md, "Settings"|remove it/);
   });
 
   it('pico daemon on a root with a broken settings file exits 3 with the file and the fix, before it takes the lock', () => {

@@ -166,7 +166,7 @@ describe('every accepted job ends', () => {
     }
     // pico submit applies the daemon's rules before anything reaches the inbox
     const submitted = pico(['submit', runs.tool!.path, '--root', root]);
-    expect(submitted.code).toBe(1);
+    expect(submitted.code).toBe(2);
     expect(submitted.stderr + submitted.stdout).toMatch(/unknown tool "nope"/);
     expect(readdirSync(join(root, 'sessions', 'inbox'))).toEqual([]);
     const input = join(root, 'examples', 'data', 'syslog.txt');

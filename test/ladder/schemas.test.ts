@@ -56,7 +56,7 @@ describe('schemas', () => {
   it('loadSchemaFile names the file when it is not JSON, and takes its id from the file name', () => {
     const dir = tempDir('pico-ladder-');
     writeFileSync(join(dir, 'broken.json'), '{ "type": ');
-    expect(() => loadSchemaFile(join(dir, 'broken.json'))).toThrow(/schema file .*broken\.json: cannot be read as JSON/);
+    expect(() => loadSchemaFile(join(dir, 'broken.json'))).toThrow(/schema file .*broken\.json: is not JSON/);
     writeFileSync(join(dir, 'note@1.json'), JSON.stringify({ type: 'string' }));
     expect(loadSchemaFile(join(dir, 'note@1.json')).id).toBe('note@1');
   });

@@ -76,6 +76,9 @@ describe('systemd/install.sh', () => {
       /^\+ systemctl enable --now picoharness\.service$/m,
     ]) expect(r.out).toMatch(step);
     expect(existsSync('/opt/picoharness')).toBe(before);
+    // it says what it was: nothing installed (issue 37 item 7: it used to end "done. installed")
+    expect(r.out).not.toMatch(/done\. (installed|upgraded)/);
+    expect(r.out).toMatch(/^install\.sh: dry run: nothing was changed; a real (install|upgrade) would run the steps above/m);
     // npm ci runs at most once: for the build, and not at all when node_modules matches the lock file
     expect(r.out.match(/^\+ \(cd .* && npm ci\b/gm) ?? []).toHaveLength(r.out.includes('not running npm ci again') ? 0 : 1);
   });

@@ -66,6 +66,17 @@ describe.skipIf(!HERE)('systemd/prune-deps.sh', () => {
     for (const f of [...KEPT, ...PRUNED]) expect(existsSync(join(checkout, 'node_modules', f)), f).toBe(true);
   });
 
+  it('--help is help: the comment block at the top, exit 0, and no folder named --help is looked for', () => {
+    const r = run('--help');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^What a production box never uses/);
+    expect(r.stdout).toContain('prune-deps.sh --list APP_DIR');
+    expect(r.stdout).not.toMatch(/set -eu|node_modules is not a folder/);
+    const bad = run('--bogus', tempDir('pico-prune-bogus-'));
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('unknown option --bogus');
+  });
+
   it('an app without node_modules is the user\'s mistake: exit 2 and the fix', () => {
     const r = run(tempDir('pico-prune-empty-'));
     expect(r.status).toBe(2);

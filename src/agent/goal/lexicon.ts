@@ -73,7 +73,7 @@ export function parseLexicon(json: unknown, file: string): LexiconDoc {
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
   const at = i.path.length ? ` at ${i.path.join('.')}` : '';
-  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop, self' : 'see README "The lexicon" for the lexicon@1 fields';
+  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop, self' : 'see docs/manifests.md, "Lexicon", for the lexicon@1 fields';
   throw new LexiconError(`${file}${at}: ${i.message}; ${fix}`);
 }
 

@@ -34,7 +34,7 @@ export function loadLexicon(source: ManifestSource): LoadedLexicon {
       documents[name] = parseLexicon(json, file);
     } catch (err) {
       if (!(err instanceof LexiconError)) throw err;
-      issues.push({ file, path: '', message: err.message.slice(file.length + 1).trim(), fix: 'see README "The lexicon"' });
+      issues.push({ file, path: '', message: err.message.slice(file.length + 1).trim(), fix: 'see docs/manifests.md, "Lexicon"' });
     }
   }
   return { lexicon: buildLexicon(documents), documents, issues };
