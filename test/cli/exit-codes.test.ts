@@ -67,7 +67,7 @@ describe('one table of exit codes', () => {
     }
     const far = pico(['frobnicate']);
     expect(far.code).toBe(2);
-    expect(far.stderr).toMatch(/the commands: init, run, .*status/);
+    expect(far.stderr).toMatch(/the commands: init, ask, run, .*status/);
   });
 
   it('a job file that is missing, a folder or empty is said in words by run, submit and fleet submit alike (exit 2)', () => {
