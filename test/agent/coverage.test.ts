@@ -109,6 +109,14 @@ describe('coverage of the goal\'s parts, decided once', () => {
     expect(said({ type: 'tool_empty' })).toBe('I could not check "any errors today": what it read was empty.');
   });
 
+  it('checks left for different causes each say their own cause, after "because", never as one more parenthesis', () => {
+    const steps: Step[] = [{ step: 'unit_status', tool: 'unit_status', args: { unit: 'nginx.service' } }, { step: 'journal_window', tool: 'journal_window', args: { unit: 'nginx.service', since: 'today' } }];
+    const { answer } = session('is nginx running', steps, null, { unit_status: { type: 'tool_failed', cause: noSystemd }, journal_window: { type: 'tool_failed', cause: { id: 'no-journal', plain: 'there is no journal on this machine' } } });
+    const text = unchecked(answer).map((s) => s.text).join(' ');
+    expect(text).toMatch(/^I could not check "is nginx running": one systemd unit's state \(nginx\.service\), because this machine does not run systemd, so unit states cannot be read; .*, because there is no journal on this machine\.$/);
+    expect(text).not.toMatch(/\) \(/);
+  });
+
   it('a time window is said only for a part whose answering checks read one, with that check as its source', () => {
     const steps: Step[] = [{ step: 'capture_df', tool: 'capture_df' }, { step: 'journal_window', tool: 'journal_window', args: { since: 'yesterday', priority: 'err' } }];
     const { answer } = session('disk usage since yesterday, and any errors since yesterday', steps, [

@@ -228,11 +228,12 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
   };
 }
 
-/** The checks left, grouped by why: "one systemd unit's state (nginx.service) and …: <why>". */
+/** The checks left, grouped by why: "one systemd unit's state (nginx.service) and …, because <why>". */
 function leftWords(left: { what: string; why: string }[]): string {
   const byWhy = new Map<string, string[]>();
   for (const l of left) byWhy.set(l.why, [...(byWhy.get(l.why) ?? []), l.what]);
-  return [...byWhy].map(([why, whats]) => `${[...new Set(whats)].join(' and ')} (${why})`).join('; ');
+  // "X, because WHY": a cause in parentheses after a check's own parentheses (its window, its unit) read as one more detail of it
+  return [...byWhy].map(([why, whats]) => `${[...new Set(whats)].join(' and ')}, because ${why}`).join('; ');
 }
 
 /** What an ask wanted listed, in words. */
