@@ -20,11 +20,14 @@ export function selectionSentences(s: Selection): string[] {
   const where = s.where?.length ? ` (${s.where.join(', ')})` : '';
   const [one, many] = s.label.map((l) => `${l}${where}`) as [string, string];
   const n = typeof s.result === 'number' ? s.result : s.listed;
+  // none of a narrowed list is said of the list, never as "there are no filesystems" (which reads as none at all)
+  const noneOf = (): string => `None of the ${count(s.listed, s.label[0], s.label[1])}${s.whole ? '' : ' read'} ${s.listed === 1 ? 'has' : 'have'} ${s.where!.join(', ')}.`;
   switch (s.kind) {
     case 'count':
       if (s.total === null && !s.whole) return [`At least ${count(n, one, many)}: the read keeps only ${s.listed}, so there may be more.`];
       {
         const [o, m] = s.total !== null && s.totalLabel ? s.totalLabel : [one, many];
+        if (n === 0 && where && s.listed > 0) return [noneOf()];
         return [n === 0 ? `There are no ${m}.` : `There ${n === 1 ? 'is' : 'are'} ${count(n, o, m)}.`];
       }
     case 'list': {
@@ -32,6 +35,7 @@ export function selectionSentences(s: Selection): string[] {
       if (s.noun === 'line' || s.noun === 'error') return selectionSentences({ ...s, kind: 'show' });
       const names = s.result as string[];
       const [, plain] = s.label;
+      if (names.length === 0 && where && s.listed > 0) return [noneOf()];
       if (names.length === 0) return [s.whole ? `There are no ${many}.` : `None of the ${count(s.listed, s.label[0], plain)} read is one of the ${many}.`];
       if (where && !s.whole) return [`Of the ${count(s.listed, s.label[0], plain)} read, ${names.length} ${names.length === 1 ? 'has' : 'have'} ${s.where!.join(', ')}: ${quotedList(names, 10)}.`];
       const cut = s.total !== null && s.total > s.listed ? `The first ${s.listed} of ${count(s.total, one, many)}` : `The ${many}`;

@@ -42,6 +42,13 @@ describe('selections over facts, narrowed by the owner\'s words', () => {
     expect(said('is php-fpm8.2 running', { kind: 'member', name: 'php-fpm8.2', noun: 'process' }, ps)).toMatch(/^"php-fpm8\.2" is among the processes read: "php-fpm8\.2" \(pid 27001\)\./);
   });
 
+  it('a narrowed list that keeps nothing is said as none of the list, never as there being none of the things at all', () => {
+    const none = said('how many of my disks are over 99 percent', { kind: 'count', noun: 'filesystem' }, df);
+    expect(none).toMatch(/^None of the \d+ mounted filesystems have used percent above 99 percent\./);
+    expect(none).not.toMatch(/There are no mounted filesystems/);
+    expect(said('which filesystems are above 99% full', { kind: 'list', noun: 'filesystem' }, df)).toMatch(/^None of the \d+ mounted filesystems have used percent above 99%\./);
+  });
+
   it('shown lines are the lines themselves, quoted, each on a line of its own, with the count read', () => {
     const lines = [
       { at: '2026-03-03T14:22:01Z', source: 'influxd', level: 'err', text: 'Write failed: no space left on device' },
