@@ -52,7 +52,16 @@ export function selectionSentences(s: Selection): string[] {
     }
     case 'show': {
       if (s.items.length === 0) return [s.whole ? `There are no ${many} in what was read.` : `No ${many} were returned.`];
-      const head = `The last ${count(s.listed, one, many)}${s.total !== null && s.total > s.listed ? ` of ${s.total}` : ''}, oldest first:`;
+      // the cut is said as first or last N of how many were read; other narrowings stay beside the noun
+      const shown = s.items.length;
+      const cut = s.where?.find((w) => /^(?:first|last) \d+$/.test(w));
+      const rest = (s.where ?? []).filter((w) => w !== cut);
+      const [o, m] = s.label.map((l) => `${l}${rest.length ? ` (${rest.join(', ')})` : ''}`) as [string, string];
+      const read = s.total !== null && s.total > shown ? ` of ${s.total}` : '';
+      // the first N of a read that kept only the last lines are the first of those kept, not of all
+      const head = cut?.startsWith('first')
+        ? `The first ${count(shown, o, m)}${s.total !== null && s.total > s.listed ? ` of the last ${s.listed} read` : read}, oldest first:`
+        : `The last ${count(shown, o, m)}${read}, oldest first:`;
       return [head, ...s.items.map((i) => linePhrase(i))];
     }
     default:

@@ -63,6 +63,15 @@ describe('selections over facts, narrowed by the owner\'s words', () => {
     ].join('\n'));
   });
 
+  it('the last N lines are the newest N of those read, the first N the oldest, each said of how many were read', () => {
+    const lines = [1, 2, 3].map((k) => ({ at: `2026-03-03T14:22:0${k}Z`, source: 'influxd', level: 'info', text: `line ${k}` }));
+    const fact: SelectFact = { step: 'journal_window', seq: 9, schema: 'log_lines@1', fact: { lines, failures: [], lines_read: 40, failure_count: 0 } };
+    expect(said('show me the last 2 lines of the journal', { kind: 'show', noun: 'line' }, fact).split('\n')).toEqual([
+      'The last 2 lines of 40, oldest first:', '  "2026-03-03T14:22:02Z" "influxd" [info]: "line 2"', '  "2026-03-03T14:22:03Z" "influxd" [info]: "line 3"']);
+    expect(said('print the first 2 lines of the journal', { kind: 'show', noun: 'line' }, fact).split('\n')).toEqual([
+      'The first 2 lines of the last 3 read, oldest first:', '  "2026-03-03T14:22:01Z" "influxd" [info]: "line 1"', '  "2026-03-03T14:22:02Z" "influxd" [info]: "line 2"']);
+  });
+
   it('a list cut short is never read as none: a count is "at least", a name not in it "may still be there"', () => {
     // seven of 412 tasks were listed: a narrowed count of a cut list is a lower bound
     expect(said('how many processes does root run', { kind: 'count', noun: 'process' }, ps)).toMatch(/^At least 4 processes \(user root\): the read keeps only 7, so there may be more\./);

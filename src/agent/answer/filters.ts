@@ -39,8 +39,12 @@ const NEVER = new Set(['a', 'an', 'the', 'is', 'are', 'was', 'were', 'be', 'of',
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** The items the owner's words keep, and the words that kept them; `limit` whether "the top N" may cut the list. */
-export function narrow(items: Record<string, unknown>[], text: string, skip: readonly string[], limit: boolean): Narrowed {
+/**
+ * The items the owner's words keep, and the words that kept them; `limit` whether "the top N" may
+ * cut the list; `oldestFirst` that the list runs oldest first (log lines), so "the last N" keeps its
+ * end and "the first N" its start.
+ */
+export function narrow(items: Record<string, unknown>[], text: string, skip: readonly string[], limit: boolean, oldestFirst = false): Narrowed {
   let kept = items;
   const words: string[] = [];
   let rest = text.toLowerCase();
@@ -60,7 +64,8 @@ export function narrow(items: Record<string, unknown>[], text: string, skip: rea
   }
   if (lim) {
     const n = Number(lim[1] ?? lim[2]);
-    if (n > 0 && n < kept.length) { kept = kept.slice(0, n); limited = true; words.push(`top ${n}`); }
+    const fromEnd = oldestFirst && !/^(?:first|oldest)\b/i.test(lim[0]);
+    if (n > 0 && n < kept.length) { kept = fromEnd ? kept.slice(-n) : kept.slice(0, n); limited = true; words.push(oldestFirst ? `${fromEnd ? 'last' : 'first'} ${n}` : `top ${n}`); }
     else if (n > 0) limited = true;
   }
   return { items: kept, words, limited };

@@ -185,8 +185,11 @@ export function select(ask: Ask | undefined, facts: readonly SelectFact[], text 
       const base = { kind: ask.kind, ...(ask.name ? { name: ask.name } : {}), noun: n, field: `${f.schema}.${list.field}`, label: list.label, ...(list.totalLabel ? { totalLabel: list.totalLabel } : {}), listed: list.items.length, total, whole, from: [{ step: f.step, seq: f.seq }] };
       if (ask.kind !== 'member') {
         // the owner's own words narrow what is counted or listed (a count is then of what the list holds)
-        const f = narrow(list.items, text, [...list.name], ask.kind !== 'count');
-        const narrowed = f.words.length > 0 ? { field: `${base.field}[${f.words.join('; ')}]`, where: f.words, total: null, whole: !list.bounded || f.limited } : {};
+        const lines = n === 'line' || n === 'error';
+        const f = narrow(list.items, text, [...list.name], ask.kind !== 'count', lines);
+        // lines cut only to "the last N" are still the last N of all those read
+        const onlyCut = lines && f.words.every((w) => /^(?:first|last) \d+$/.test(w));
+        const narrowed = f.words.length > 0 ? { field: `${base.field}[${f.words.join('; ')}]`, where: f.words, total: onlyCut ? total : null, whole: !list.bounded || f.limited } : {};
         const names = f.items.map((i) => itemName(i, list.name)).filter((x): x is string => x !== null);
         if (ask.kind === 'count') return { ...base, ...narrowed, result: f.words.length ? f.items.length : total ?? f.items.length, items: [] };
         return { ...base, ...narrowed, result: names, items: f.items };
