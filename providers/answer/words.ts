@@ -6,13 +6,18 @@
  * the type the schema promises (anything else counts as absent). Shared by
  * render.ts and the per-schema sentences; it renders no sentence itself.
  */
+import { BIDI_CONTROLS, LINE_CONTROLS } from '../../src/base/controls.js';
+
+const LINE_RUN = new RegExp(`[${LINE_CONTROLS}]+`, 'g');
+const BIDI_ANY = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
 
 /** Longest quoted value, in characters, before it is cut with "…". */
 export const QUOTE_MAX = 80;
 
 /** A fact value as quoted data: one line, no double quotes inside, at most `max` (QUOTE_MAX) characters. */
 export function quote(value: unknown, max = QUOTE_MAX): string {
-  const flat = String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/"/g, "'").trim();
+  // line controls become a space; bidirectional ones (which only reorder text on screen) go
+  const flat = String(value).replace(LINE_RUN, ' ').replace(BIDI_ANY, '').replace(/"/g, "'").trim();
   const chars = [...flat];
   const short = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
   return `"${short}"`;

@@ -5,7 +5,8 @@
  * newlines (to forge a log line of its own) or escape sequences (to colour,
  * move the cursor or retitle the terminal). Before a record is prettified,
  * every control character in every string it holds is replaced by a visible
- * escape (`\n`, `\u001b`), so the only line breaks and colours on screen are
+ * escape (`\n`, `\u001b`), and so is every bidirectional control (`\u202e`,
+ * which would reorder the line on screen; controls.ts lists them), so the only line breaks and colours on screen are
  * pino-pretty's own. `pico show`, `pico watch` and `pico run` put ledger
  * text on a terminal through the same `visible` (and `visibleText`, which
  * keeps an answer's own line breaks). pino-pretty is loaded only when a terminal is there
@@ -16,18 +17,27 @@ import { createRequire } from 'node:module';
 
 type Prettify = (record: Record<string, unknown>) => string;
 
-/** C0 controls, DEL and C1 controls (0x9b is a one-byte CSI). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+import { UNSAFE_CHAR, UNSAFE_IN_JSON } from './controls.js';
+
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** `text` with each control character shown as an escape instead of acted on. */
+/** `text` with each control and bidirectional character (controls.ts) shown as an escape instead of acted on. */
 export function visible(text: string): string {
-  return text.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(UNSAFE_CHAR, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Multi-line text (an answer) for a terminal: like `visible`, but its own line breaks stay line breaks. */
 export function visibleText(text: string): string {
   return text.split('\n').map(visible).join('\n');
+}
+
+/**
+ * JSON text of `value` in which no character a screen acts on stands raw: JSON.stringify escapes
+ * C0 controls itself; C1 controls, U+2028/U+2029 and bidirectional controls become `\uXXXX`
+ * escapes too, which a JSON reader reads back as the same string (they occur only inside strings).
+ */
+export function visibleJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A copy of a parsed record with every string (keys too) made visible. */

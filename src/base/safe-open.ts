@@ -32,9 +32,11 @@
  * that promise (V8's own message quotes the text it failed on); strict-json.ts
  * scans it.
  *
- * It reads; it never writes, repairs, or changes an owner or a mode.
+ * It reads; it never writes, repairs, or changes an owner or a mode — save
+ * `makeFolder`, which makes the missing folders of a path by the same walk, for
+ * the one process that writes into a root it alone owns (the fleet hub).
  */
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { describeDuplicate, parseJsonStrict } from './strict-json.js';
 import { decodeUtf8Strict } from './utf8.js';
@@ -45,7 +47,7 @@ export type UnsafeReason = 'symlink' | 'not_regular' | 'not_folder' | 'owner' | 
 /** A planted file or folder the daemon will not read; the message names the file, never its content. */
 export class UnsafeFileError extends Error {
   override name = 'UnsafeFileError';
-  constructor(readonly file: string, readonly reason: UnsafeReason, detail: string, readonly fix: string, readonly owner: number | null = null) {
+  constructor(readonly file: string, readonly reason: UnsafeReason, readonly detail: string, readonly fix: string, readonly owner: number | null = null) {
     super(`${file}: ${detail}; ${fix}`);
   }
 }
@@ -88,20 +90,26 @@ function usersOfGroup(gid: number): number[] {
 }
 
 const mtimeOf = (f: string): number => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-/** the last rules made, kept while the root folder and the user databases are unchanged (a listing asks per file) */
-let lastRules: { key: string; rules: RootRules } | null = null;
+/**
+ * the rules made lately, each kept while its folder and the user databases are unchanged (a listing
+ * asks per file; a process may read under two, a root and its sessions folder, turn about)
+ */
+const recentRules = new Map<string, RootRules>();
+const RECENT_RULES = 8;
 
 /** The rules `root` sets for what may be read under it. */
 export function rootRules(root: string): RootRules {
   const abs = resolve(root);
   const st = statSync(abs); // the root itself is the operator's choice and may be reached through a link
   const key = `${abs}\0${st.dev}:${st.ino}:${st.uid}:${st.gid}:${st.mode}:${mtimeOf('/etc/passwd')}:${mtimeOf('/etc/group')}`;
-  if (lastRules?.key === key) return lastRules.rules;
+  const known = recentRules.get(key);
+  if (known) return known;
   const admitted = new Set<number>([st.uid, 0, ...usersOfGroup(st.gid)]);
   const me = process.geteuid?.();
   if (me !== undefined) admitted.add(me);
   const rules = { root: abs, dev: st.dev, mode: st.mode, admitted };
-  lastRules = { key, rules };
+  if (recentRules.size >= RECENT_RULES) recentRules.delete(recentRules.keys().next().value!);
+  recentRules.set(key, rules);
   return rules;
 }
 
@@ -136,13 +144,22 @@ function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException).code;
 }
 
-/** Open one name inside an open folder without following it (openat through /proc where there is one). */
+/**
+ * The path of `name` inside the folder open as `dirFd` (found at `dirPath`): through /proc, so
+ * the folder is the one opened even if a name on the way to `dirPath` was swapped since (openat's
+ * effect); the plain path where there is no /proc.
+ */
+export function inFolder(dirFd: number, dirPath: string, name: string): string {
+  return PROC_FD ? `/proc/self/fd/${dirFd}/${name}` : join(dirPath, name);
+}
+
+/** Open one name inside an open folder without following it. */
 function openIn(dirFd: number, dirPath: string, name: string, flags: number): number {
-  return openSync(PROC_FD ? `/proc/self/fd/${dirFd}/${name}` : join(dirPath, name), flags);
+  return openSync(inFolder(dirFd, dirPath, name), flags);
 }
 
 function lstatIn(dirFd: number, dirPath: string, name: string): Stats {
-  return lstatSync(PROC_FD ? `/proc/self/fd/${dirFd}/${name}` : join(dirPath, name));
+  return lstatSync(inFolder(dirFd, dirPath, name));
 }
 
 /** What a symlink or a non-folder on the way is called in a refusal. */
@@ -154,9 +171,10 @@ function refusedOnTheWay(rules: RootRules, names: readonly string[], st: Stats |
 
 /**
  * Open the folder `names` leads to, one name at a time, and return its descriptor (the caller
- * closes it), or null when some name does not exist. Every folder is checked.
+ * closes it), or null when some name does not exist. Every folder is checked. With `make`, a
+ * missing folder is made inside the one already opened (mode 0750), never through a link.
  */
-function openFolder(rules: RootRules, names: readonly string[]): number | null {
+function openFolder(rules: RootRules, names: readonly string[], make = false): number | null {
   let fd = openSync(rules.root, O_RDONLY | O_DIRECTORY);
   let path = rules.root;
   try {
@@ -165,8 +183,14 @@ function openFolder(rules: RootRules, names: readonly string[]): number | null {
       try {
         st = lstatIn(fd, path, names[i]!);
       } catch (err) {
-        if (errno(err) === 'ENOENT') return closeThen(fd, null);
-        throw err;
+        if (errno(err) !== 'ENOENT') throw err;
+        if (!make) return closeThen(fd, null);
+        try {
+          mkdirSync(inFolder(fd, path, names[i]!), 0o750); // mkdir never follows a link at its last name
+        } catch (made) {
+          if (errno(made) !== 'EEXIST') throw made; // made meanwhile: looked at below like any other
+        }
+        st = lstatIn(fd, path, names[i]!);
       }
       if (!st.isDirectory()) throw refusedOnTheWay(rules, names.slice(0, i + 1), st, undefined);
       let next: number;
@@ -213,6 +237,16 @@ export function checkFolder(rules: RootRules, path: string): Stats | null {
   }
 }
 
+/**
+ * Open the folder at `path` (under the root) as checkFolder does, making each missing folder on the
+ * way inside the one already opened; its descriptor (the caller closes it). For a process that
+ * writes into a root it owns (the fleet hub): a symlink or a foreign folder planted on the way is
+ * refused, never written through.
+ */
+export function makeFolder(rules: RootRules, path: string): number {
+  return openFolder(rules, namesBelow(rules, path), true)!;
+}
+
 /** One entry of a folder, as lstat sees it (a symlink is a symlink, never what it points at). */
 export interface FolderEntry {
   name: string;
@@ -256,6 +290,11 @@ export interface ReadOptions {
   maxBytes: number;
   /** what the file is, for messages ("decision file", "settings") */
   what?: string;
+  /**
+   * admit a file with several hard links: only for a document the reader checks against a hash it
+   * already holds (a composition document, shared by the sessions of one composition)
+   */
+  linked?: boolean;
 }
 
 /** A planted file read whole, with the owner the kernel says wrote it. */
@@ -311,7 +350,7 @@ export function openPlanted(rules: RootRules, path: string, opts: ReadOptions): 
     if (!st.isFile()) throw new UnsafeFileError(file, 'not_regular', `the ${what} is a ${kindOf(st)}, not a regular file`, 'remove it and write a regular file', st.uid);
     if (st.ino !== looked.ino || st.dev !== looked.dev) throw new UnsafeFileError(file, 'not_regular', `the ${what} changed while it was opened`, 'write it once, by renaming a finished file into place', st.uid);
     checkOwnerAndDevice(rules, file, st, `the ${what}`);
-    if (st.nlink > 1) throw new UnsafeFileError(file, 'links', `the ${what} has ${st.nlink} hard links; a hard link shows another file's content under this name`, 'write a file of its own instead of linking one', st.uid);
+    if (st.nlink > 1 && !opts.linked) throw new UnsafeFileError(file, 'links', `the ${what} has ${st.nlink} hard links; a hard link shows another file's content under this name`, 'write a file of its own instead of linking one', st.uid);
     const loose = tooWritable(rules, st.mode);
     if (loose !== 0) {
       throw new UnsafeFileError(file, 'mode', `the ${what} is ${loose & 0o002 ? 'world' : 'group'}-writable (mode ${(st.mode & 0o777).toString(8)}) and the root's mode ${(rules.mode & 0o777).toString(8)} does not allow that`, `chmod go-w ${file}, or write it again with pico`, st.uid);

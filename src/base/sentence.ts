@@ -9,6 +9,7 @@
  * placeholder names a field and nothing more — no expressions, no nesting, no second pass — and
  * the renderer shows every value as quoted data. It does not format values itself.
  */
+import { hasUnsafeChar } from './controls.js';
 import { nearest } from './near.js';
 
 export const SENTENCE_KEY = 'x-sentence';
@@ -26,7 +27,7 @@ const PLACEHOLDER = /\{([a-z_][a-z0-9_]{0,63})(?::([a-z]+))?\}/y;
 /** Parse one template into literal text and placeholders; throws saying what is wrong and where. */
 export function parseSentence(template: string): SentencePart[] {
   if (template.length === 0 || template.length > MAX_TEMPLATE) throw new Error(`a sentence is 1 to ${MAX_TEMPLATE} characters (this one has ${template.length})`);
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(template)) throw new Error('a sentence is one line of text: it may not hold control characters or line breaks');
+  if (hasUnsafeChar(template)) throw new Error('a sentence is one line of text: it may not hold control characters, line breaks or bidirectional controls');
   const parts: SentencePart[] = [];
   let text = '';
   for (let i = 0; i < template.length;) {

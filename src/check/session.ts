@@ -14,10 +14,17 @@
  * daemon (no answer yet) is not a problem; it is a note. This module only
  * reads; `pico check` prints what it finds and the daemon closes damaged
  * sessions itself when it next runs them.
+ *
+ * A session folder can be copied in from anywhere, so every file is read
+ * through safe-open (src/base/): a FIFO, a symlink (to /dev/zero, say), a
+ * hard link or a foreign file in its place is a problem named with its file,
+ * never opened as it is — a check (and the replay that runs one first) cannot
+ * hang on it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readPlanted, rootRules, UnsafeFileError, type RootRules } from '../base/safe-open.js';
 import { compositionHash, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
@@ -48,13 +55,38 @@ export interface CheckOptions {
    * composition document and blobs (memory reads ledgers other implementations wrote)
    */
   files?: boolean;
+  /** the rules the session's files are read under (default: those of the sessions folder it lies in) */
+  rules?: RootRules;
+}
+
+/** Caps of the files a check reads, in bytes. */
+const MAX_LEDGER_BYTES = 1024 ** 3;
+const MAX_DOCUMENT_BYTES = 64 * 1024 ** 2;
+const MAX_BLOB_BYTES = 256 * 1024 ** 2;
+
+type Bad = (file: string, problem: string, fix?: string) => void;
+/** A session file's bytes, null when it does not exist, 'refused' when it is not a plain file of the root (a problem, said). */
+type Read = (name: string, what: string, maxBytes: number, linked?: boolean) => Buffer | null | 'refused';
+
+function safeReader(dir: string, rules: RootRules, bad: Bad): Read {
+  return (name, what, maxBytes, linked = false) => {
+    try {
+      return readPlanted(rules, join(dir, name), { maxBytes, what, linked })?.bytes ?? null;
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      bad(name, `${name}: ${err.detail}`, err.fix);
+      return 'refused';
+    }
+  };
 }
 
 /** Check one session folder (sessions/<id>); a file that cannot even be read is a problem too. */
 export function checkSession(dir: string, session: string, o: CheckOptions = {}): SessionCheck {
   const out: SessionCheck = { session, dir, events: 0, state: 'empty', problems: [], notes: [] };
   try {
-    inspect(dir, session, o.files ?? true, out);
+    const abs = resolve(dir);
+    // the rules of the sessions folder the session lies in: it may be a mount of its own (a bigger disk)
+    inspect(dir, session, o.files ?? true, out, safeReader(abs, o.rules ?? rootRules(resolve(abs, '..')), (file, problem, fix = RESTORE) => void out.problems.push({ file: join(dir, file), problem, fix })));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     out.problems.push({ file: e.path ?? dir, problem: `cannot be read (${e.code ?? e.message})`, fix: 'a session folder holds regular files made by picoharness; restore it from a backup or move it out of sessions/' });
@@ -62,12 +94,12 @@ export function checkSession(dir: string, session: string, o: CheckOptions = {})
   return out;
 }
 
-function inspect(dir: string, session: string, files: boolean, out: SessionCheck): void {
+function inspect(dir: string, session: string, files: boolean, out: SessionCheck, read: Read): void {
   const bad = (file: string, problem: string, fix = RESTORE): void => void out.problems.push({ file: join(dir, file), problem, fix });
   if (files && !existsSync(join(dir, 'job.json'))) bad('job.json', 'the session has no job.json', 'a session folder is made by a claim or `pico run`; remove a folder made by hand');
-  const events = readEvents(dir, session, out, bad, files);
+  const events = readEvents(read, session, out, bad, files);
   out.events = events.length;
-  const result = readResult(dir, bad);
+  const result = readResult(read, bad);
   const answerAt = events.findIndex((e) => e.type === 'answer_sent');
   const answer = answerAt >= 0 ? (events[answerAt] as Extract<LedgerEvent, { type: 'answer_sent' }>) : null;
   if (events.length > 0 && events[0]!.type !== 'composition') bad(LEDGER_FILE, `event 0 is ${events[0]!.type}, not composition: the start of the ledger is missing`);
@@ -86,8 +118,8 @@ function inspect(dir: string, session: string, files: boolean, out: SessionCheck
     out.notes.push(answer ? 'answered, but result.json is missing: the daemon rewrites it from the ledger on its next start' : 'not finished: the daemon resumes it when it runs');
   }
   if (files) {
-    checkComposition(dir, events, bad);
-    checkBlobs(dir, events, bad);
+    checkComposition(read, events, bad);
+    checkBlobs(dir, read, events, bad);
   }
   for (const n of safeList(dir)) if (/^events\.jsonl\.(torn|damaged)-/.test(n)) out.notes.push(`${n}: bytes set aside from the ledger (${n.includes('damaged') ? 'damage before its end' : 'a torn last line'}); keep it for inspection or delete it`);
 }
@@ -97,10 +129,9 @@ export function checkSessions(sessionsDir: string, isSession: (name: string) => 
   return safeList(sessionsDir).filter(isSession).sort().map((id) => checkSession(join(sessionsDir, id), id, o));
 }
 
-function readEvents(dir: string, session: string, out: SessionCheck, bad: (f: string, p: string, fix?: string) => void, strict: boolean): LedgerEvent[] {
-  const path = join(dir, LEDGER_FILE);
-  if (!existsSync(path)) return [];
-  const raw = readFileSync(path);
+function readEvents(read: Read, session: string, out: SessionCheck, bad: Bad, strict: boolean): LedgerEvent[] {
+  const raw = read(LEDGER_FILE, 'ledger', MAX_LEDGER_BYTES);
+  if (raw === null || raw === 'refused') return [];
   const scan = scanLedger(raw, session, { strict });
   if (scan.damage) bad(LEDGER_FILE, `line ${scan.damage.line}: ${scan.damage.problem}; only the first ${scan.events.length} events are intact`, `${RESTORE}; an unfinished session is closed by the daemon when it next runs it (the ${scan.events.length} intact events are kept, the rest set aside)`);
   else if (scan.torn) out.notes.push(`the ledger ends in a torn line (${raw.length - scan.intactBytes} bytes); it is set aside when the session is next opened`);
@@ -109,10 +140,11 @@ function readEvents(dir: string, session: string, out: SessionCheck, bad: (f: st
 
 type ResultDoc = Record<string, unknown> & { session_id?: unknown };
 
-function readResult(dir: string, bad: (f: string, p: string, fix?: string) => void): ResultDoc | null | 'unreadable' {
-  const path = join(dir, 'result.json');
-  if (!existsSync(path)) return null;
-  const text = readFileSync(path, 'utf8');
+function readResult(read: Read, bad: Bad): ResultDoc | null | 'unreadable' {
+  const raw = read('result.json', 'result', MAX_DOCUMENT_BYTES);
+  if (raw === null) return null;
+  if (raw === 'refused') return 'unreadable';
+  const text = raw.toString('utf8');
   if (text.length === 0) return null; // what a power cut leaves: re-closed from the ledger
   try {
     const v = JSON.parse(text) as unknown;
@@ -146,20 +178,22 @@ function compareResult(r: ResultDoc, answer: Extract<LedgerEvent, { type: 'answe
   if (answer && held !== facts.length) bad('result.json', `result.json lists ${facts.length} facts, the ledger holds ${held}`);
 }
 
-function checkComposition(dir: string, events: readonly LedgerEvent[], bad: (f: string, p: string, fix?: string) => void): void {
+function checkComposition(read: Read, events: readonly LedgerEvent[], bad: Bad): void {
   const first = events[0];
   if (first?.type !== 'composition') return;
-  const path = join(dir, COMPOSITION_FILE);
-  if (!existsSync(path)) return bad(COMPOSITION_FILE, `the composition document is missing (event 0 names ${first.hash})`, 'copy it back from sessions/.compositions/ if it is there; replay needs it');
+  // shared by the sessions of one composition through hard links; its hash is checked below
+  const raw = read(COMPOSITION_FILE, 'composition document', MAX_DOCUMENT_BYTES, true);
+  if (raw === 'refused') return;
+  if (raw === null) return bad(COMPOSITION_FILE, `the composition document is missing (event 0 names ${first.hash})`, 'copy it back from sessions/.compositions/ if it is there; replay needs it');
   try {
-    const got = compositionHash(JSON.parse(readFileSync(path, 'utf8')) as Composition);
+    const got = compositionHash(JSON.parse(raw.toString('utf8')) as Composition);
     if (got !== first.hash) bad(COMPOSITION_FILE, `the composition document hashes to ${got}, event 0 names ${first.hash}`);
   } catch {
     bad(COMPOSITION_FILE, 'the composition document is not JSON');
   }
 }
 
-function checkBlobs(dir: string, events: readonly LedgerEvent[], bad: (f: string, p: string, fix?: string) => void): void {
+function checkBlobs(dir: string, read: Read, events: readonly LedgerEvent[], bad: Bad): void {
   const blobs = join(dir, 'blobs');
   const cited = new Set<string>();
   for (const e of events) {
@@ -168,7 +202,9 @@ function checkBlobs(dir: string, events: readonly LedgerEvent[], bad: (f: string
   const present = new Set(safeList(blobs).filter((n) => /^[0-9a-f]{64}$/.test(n)));
   for (const hex of [...cited].sort()) if (!present.has(hex)) bad(`blobs/${hex}`, 'a blob the ledger cites is missing');
   for (const hex of [...present].sort()) {
-    const got = createHash('sha256').update(readFileSync(join(blobs, hex))).digest('hex');
+    const raw = read(`blobs/${hex}`, 'blob', MAX_BLOB_BYTES);
+    if (raw === null || raw === 'refused') continue;
+    const got = createHash('sha256').update(raw).digest('hex');
     if (got !== hex) bad(`blobs/${hex}`, `the blob's content hashes to ${got.slice(0, 16)}…, not to its name`);
   }
 }

@@ -13,6 +13,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { visibleJson } from '../base/log-pretty.js';
 import { nearest } from '../base/near.js';
 
 export const EXIT = { ok: 0, negative: 1, usage: 2, root: 3, internal: 4 } as const;
@@ -54,5 +55,6 @@ export function rootOf(values: { root?: string | boolean | undefined }): string 
 
 /** Print a result: JSON for scripts, or the human rendering. */
 export function emit(json: boolean, value: unknown, human: () => string): void {
-  process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : human() + '\n');
+  // JSON holds outside text too: no character a terminal acts on stands raw in it (log-pretty.ts)
+  process.stdout.write(json ? visibleJson(value, 2) + '\n' : human() + '\n');
 }

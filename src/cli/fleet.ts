@@ -7,7 +7,14 @@
  * $PICO_FLEET_BOX; credentials come from the environment or `--creds FILE`
  * ($PICO_FLEET_CREDS), a private CA from `--ca FILE` ($PICO_FLEET_CA)
  * (src/fleet/connect.ts says why; systemd/ sets them from an EnvironmentFile).
+ *
+ * Everything printed from the server was written by a box: every such field
+ * goes through the terminal-safe quoting (`visible`, `visibleJson`), so no box
+ * can move the cursor, retitle the terminal or reorder a line on screen.
  */
+import { visible, visibleJson, visibleText } from '../base/log-pretty.js';
+import { describeLine } from '../daemon/describe.js';
+import { isSessionId } from '../ledger/session-id.js';
 import { EXIT, emit, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const SERVER = { server: { type: 'string' }, creds: { type: 'string' }, ca: { type: 'string' } } as const;
@@ -112,27 +119,41 @@ async function userCommand(sub: 'status' | 'jobs' | 'submit' | 'watch', rest: st
     const fleet = await ensureFleet(nc);
     if (sub === 'submit') {
       const r = await c.submit(fleet, job!, to!, typeof values.id === 'string' ? values.id : null);
-      emit(json, r, () => (r.queued ? r.id : `${r.id} (already ${r.claimed_by ? `taken by box ${r.claimed_by}` : 'submitted'}; nothing changed)`));
+      emit(json, r, () => (r.queued ? r.id : `${r.id} (already ${r.claimed_by ? `taken by box ${visible(r.claimed_by)}` : 'submitted'}; nothing changed)`));
       return EXIT.ok;
     }
     if (sub === 'status') {
       const list = await c.boxes(fleet);
-      emit(json, list, () => list.length === 0 ? 'no box has sent a heartbeat yet' : list.map((b) =>
-        `${b.box.padEnd(16)} ${b.online ? 'online   ' : `last seen ${b.seen_s_ago}s ago`}  queue ${b.queue}  providers ${b.models.length}  caps ${b.capabilities.join(',')}  lag ${b.lag.bytes} B in ${b.lag.sessions} sessions  isolation ${b.isolation}`).join('\n'));
+      emit(json, list, () => list.length === 0 ? 'no box has sent a heartbeat yet' : list.map((b) => {
+        const name = visible(b.box).padEnd(16);
+        if (!('online' in b)) return `${name} ${visible(b.problem)}`;
+        return `${name} ${b.online ? 'online   ' : `last seen ${b.seen_s_ago}s ago`}  queue ${b.queue}  providers ${b.models.length}  caps ${visible(b.capabilities.join(','))}  lag ${b.lag.bytes} B in ${b.lag.sessions} sessions  isolation ${visible(b.isolation)}${b.problem ? `  (${visible(b.problem)})` : ''}`;
+      }).join('\n'));
       return EXIT.ok;
     }
     if (sub === 'jobs') {
       const rows = await c.jobs(fleet);
       emit(json, rows, () => rows.length === 0 ? 'no fleet jobs' : rows.map((r) =>
-        `${r.id}  ${r.state.padEnd(7)}  ${r.box ?? r.to ?? ''}${r.outcome ? `  ${r.outcome}` : ''}`).join('\n'));
+        `${r.id}  ${r.state.padEnd(7)}  ${visible(r.box ?? r.to ?? '')}${r.outcome ? `  ${visible(r.outcome)}` : ''}${r.reason ? `  (${visible(r.reason)})` : ''}`).join('\n'));
       return EXIT.ok;
     }
     const id = positionals[0] ?? missing('a JOB_ID');
-    const claim = await c.claimOf(fleet, id);
-    if (!json) process.stdout.write(claim ? `job ${id}: taken by box ${claim.box} at ${claim.claimed_at}\n` : `job ${id}: not claimed yet\n`);
-    const end = await c.watch(fleet, id, (box, e) => {
-      process.stdout.write(json ? JSON.stringify({ box, ...e }) + '\n' : `${box}  ${String(e.seq).padStart(3)}  ${String(e.type)}${e.outcome ? `  ${String(e.outcome)}` : ''}\n`);
-    }, intOf(values.timeout, '--timeout', 600) * 1000);
+    if (!isSessionId(id)) throw new UsageError(`${JSON.stringify(id)} is not a job id; a job id looks like 20261129-113512-3fa9c01b2d4e (the id pico fleet submit printed)\nusage: ${USAGE}`);
+    const timeout = intOf(values.timeout, '--timeout', 600);
+    // the box's own lines only, the way pico watch shows a local job: one line per event, the answer whole
+    const end = await c.watch(fleet, id, {
+      claim(cl) {
+        if (!json) process.stdout.write(`job ${id}: taken by box ${visible(cl.box)} at ${visible(cl.claimed_at)}\n`);
+      },
+      line(box, l) {
+        process.stdout.write(json ? `${visibleJson({ box, ...l.event })}\n` : `${visibleText(describeLine(l.text, `pico show ${id} --full on box ${box}`))}\n`);
+      },
+      skipped(box, problem) {
+        process.stderr.write(`pico fleet watch: a message of box ${box} under job ${id} is not one of its ledger lines (${problem}); skipped\n`);
+      },
+    }, timeout * 1000);
+    if (end === 'unclaimed') process.stderr.write(`pico fleet watch: no box took job ${id} within ${timeout} s (pico fleet jobs lists it while it waits)\n`);
+    if (end === 'timeout') process.stderr.write(`pico fleet watch: job ${id} did not end within ${timeout} s; watch it again to go on\n`);
     return end === 'ended' ? EXIT.ok : EXIT.negative;
   } catch (err) {
     if (!/Permissions Violation/i.test((err as Error).message)) throw err;

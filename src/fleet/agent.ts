@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { worldCapabilities } from '../world/sandbox.js';
 import { versionInfo } from '../base/version.js';
 import { closeConnection, connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
-import { parseClaim, type Claim } from './envelope.js';
+import { parseClaim, type Claim, type Heartbeat } from './envelope.js';
 import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
 import { Shipper, type ShipPass } from './ship.js';
 import { readAgentState, writeAgentState, type AgentState } from './state.js';
@@ -32,20 +32,6 @@ export interface AgentOptions extends ServerOptions {
   heartbeatMs?: number;
   /** stream dedup window when this agent is the first to make the streams */
   dedupMs?: number;
-}
-
-/** What a box publishes about itself (key: the box name). */
-export interface Heartbeat {
-  heartbeat: 'fleet-box@1';
-  box: string;
-  at: string;
-  every_ms: number;
-  version: string;
-  models: string[];
-  capabilities: string[];
-  queue: number;
-  isolation: string;
-  lag: { bytes: number; sessions: number };
 }
 
 export class Agent {

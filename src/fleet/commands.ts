@@ -8,6 +8,14 @@
  * session id unless `--id` repeats one, and publishes it with that id as the
  * message id. Submitting an id that is already claimed, or again within the
  * dedup window, changes nothing and says so.
+ *
+ * What the server holds was written by boxes, and a box is a sender these
+ * commands do not own. A box is named by the key its heartbeat is stored
+ * under, never by what the heartbeat says; a heartbeat, claim or queued job
+ * that does not parse is shown as such, beside the others, never a crash. A
+ * watch follows only the box that holds the job's claim, and only lines that
+ * line.ts admits, in seq order. What is returned is data: src/cli/fleet.ts
+ * prints it through the terminal-safe quoting.
  */
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { newSessionId, isSessionId } from '../ledger/session-id.js';
@@ -16,9 +24,9 @@ import { readNamedJson } from '../base/named-file.js';
 import { DEFAULT_MAX_JOB_BYTES } from '../daemon/inspect.js';
 import { TERMINAL_TYPES } from '../ledger/events.js';
 import type { Fleet } from './connect.js';
-import { parseClaim, type Claim, type FleetJob } from './envelope.js';
-import type { Heartbeat } from './agent.js';
-import { EVENTS_STREAM, JOBS_STREAM, jobSubject, parseEventSubject, parseSelector, type Selector } from './names.js';
+import { parseClaim, parseHeartbeat, type Claim, type FleetJob, type Heartbeat } from './envelope.js';
+import { checkShippedLine, InOrder, type ShippedLine } from './line.js';
+import { BOX_RE, EVENTS_STREAM, eventSubject, JOBS_STREAM, jobSubject, parseSelector, type Selector } from './names.js';
 
 /** Largest job file accepted (the daemon's own limit). */
 
@@ -70,24 +78,25 @@ export async function claimOf(fleet: Fleet, id: string): Promise<Claim | null> {
   return e && e.operation === 'PUT' ? parseClaim(e.value) : null;
 }
 
-export interface BoxStatus extends Heartbeat {
-  online: boolean;
-  seen_s_ago: number;
-}
+/** A box as its heartbeat shows it (`problem`: the heartbeat names another box), or a key whose heartbeat is unreadable. */
+export type BoxStatus = (Heartbeat & { online: boolean; seen_s_ago: number; problem?: string }) | { box: string; problem: string };
 
-/** Every box that ever sent a heartbeat, online when its last one is within three periods. */
+/** Every box that ever sent a heartbeat, by its key; online when its last one is within three periods. */
 export async function boxes(fleet: Fleet, now = Date.now()): Promise<BoxStatus[]> {
   const out: BoxStatus[] = [];
   for await (const key of await fleet.boxes.keys()) {
     const e = await fleet.boxes.get(key);
     if (!e || e.operation !== 'PUT') continue;
-    try {
-      const hb = JSON.parse(e.string()) as Heartbeat;
-      const ago = (now - Date.parse(hb.at)) / 1000;
-      out.push({ ...hb, online: ago * 1000 <= 3 * hb.every_ms, seen_s_ago: Math.max(0, Math.round(ago)) });
-    } catch {
-      // a value that is not a heartbeat: not a box
+    const hb = parseHeartbeat(e.value);
+    if ('problem' in hb) {
+      out.push({ box: key, problem: `its heartbeat is unreadable: ${hb.problem}` });
+      continue;
     }
+    const ago = (now - Date.parse(hb.at)) / 1000;
+    const row: BoxStatus = { ...hb, box: key, online: ago * 1000 <= 3 * hb.every_ms, seen_s_ago: Math.max(0, Math.round(ago)) };
+    // a box writes only its own key (the sample server config): a heartbeat naming another box is not that box
+    if (hb.box !== key) row.problem = `its heartbeat names box ${JSON.stringify(hb.box)}; it is shown under its own key`;
+    out.push(row);
   }
   return out.sort((a, b) => (a.box < b.box ? -1 : 1));
 }
@@ -98,6 +107,8 @@ export interface JobRow {
   state: 'waiting' | 'claimed' | 'ended';
   box: string | null;
   outcome: string | null;
+  /** why it ended without running, when it did */
+  reason: string | null;
   at: string | null;
 }
 
@@ -109,40 +120,71 @@ export async function jobs(fleet: Fleet): Promise<JobRow[]> {
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const m = await fleet.jsm.streams.getMessage(JOBS_STREAM, { seq }).catch(() => null);
       if (!m) continue; // acknowledged and removed
+      let env: Partial<FleetJob> | null = null;
       try {
-        const env = JSON.parse(m.string()) as FleetJob;
-        rows.push({ id: env.id, to: env.to, state: 'waiting', box: null, outcome: null, at: env.submitted_at });
+        env = JSON.parse(m.string()) as Partial<FleetJob> | null;
       } catch {
-        // not a fleet job: the box that pulls it removes it
+        // below
       }
+      // not a fleet job: the box that pulls it removes it
+      if (typeof env !== 'object' || env === null || typeof env.id !== 'string' || !isSessionId(env.id)) continue;
+      rows.push({ id: env.id, to: typeof env.to === 'string' ? env.to : null, state: 'waiting', box: null, outcome: null, reason: null, at: typeof env.submitted_at === 'string' ? env.submitted_at : null });
     }
   }
   const waiting = new Set(rows.map((r) => r.id));
   for await (const id of await fleet.claims.keys()) {
     const c = await claimOf(fleet, id);
     if (!c) continue;
-    const row: JobRow = { id, to: null, state: c.ended_at ? 'ended' : 'claimed', box: c.box, outcome: c.outcome ?? null, at: c.ended_at ?? c.claimed_at };
+    const row: JobRow = { id, to: null, state: c.ended_at ? 'ended' : 'claimed', box: c.box, outcome: c.outcome ?? null, reason: c.reason ?? null, at: c.ended_at ?? c.claimed_at };
     if (waiting.has(id)) rows[rows.findIndex((r) => r.id === id)] = { ...row, to: rows.find((r) => r.id === id)!.to };
     else rows.push(row);
   }
   return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+/** What a watch tells its printer as it goes. */
+export interface WatchEvents {
+  /** the claim, once one is found (a box took the job) */
+  claim(c: Claim): void;
+  /** the next ledger line of the job, in seq order, from the box that holds the claim */
+  line(box: string, l: ShippedLine): void;
+  /** a message of that box that is not a line of the job: skipped, said why */
+  skipped(box: string, problem: string): void;
+}
+
+/** How often a watch asks for the claim of a job no box has taken yet, ms. */
+const CLAIM_POLL_MS = 500;
+
 /**
- * Follow a job: its claim, then its ledger lines as the box ships them, until its terminal event
- * (or `timeoutMs` without one). `onEvent` gets each event.
+ * Follow a job: wait for its claim, then the ledger lines of the box that holds it, as that box
+ * ships them, until its terminal event ('ended'), or `timeoutMs` without one ('timeout', or
+ * 'unclaimed' when no box took it). Lines another box publishes under the id are never read.
  */
-export async function watch(fleet: Fleet, id: string, onEvent: (box: string, e: Record<string, unknown>) => void, timeoutMs: number): Promise<'ended' | 'timeout'> {
-  const consumer = await fleet.js.consumers.get(EVENTS_STREAM, { filter_subjects: `pico.ev.*.${id}`, deliver_policy: DeliverPolicy.All });
+export async function watch(fleet: Fleet, id: string, on: WatchEvents, timeoutMs: number): Promise<'ended' | 'timeout' | 'unclaimed'> {
   const deadline = Date.now() + timeoutMs;
+  let claim = await claimOf(fleet, id);
+  while (!claim || !BOX_RE.test(claim.box)) {
+    if (Date.now() >= deadline) return 'unclaimed';
+    await new Promise((r) => setTimeout(r, Math.min(CLAIM_POLL_MS, Math.max(0, deadline - Date.now()))));
+    claim = await claimOf(fleet, id);
+  }
+  on.claim(claim);
+  const box = claim.box;
+  const consumer = await fleet.js.consumers.get(EVENTS_STREAM, { filter_subjects: eventSubject(box, id), deliver_policy: DeliverPolicy.All });
+  const order = new InOrder<ShippedLine>();
   try {
     while (Date.now() < deadline) {
       const m = await consumer.next({ expires: Math.max(1_000, Math.min(5_000, deadline - Date.now())) });
       if (!m) continue;
-      const at = parseEventSubject(m.subject);
-      const e = JSON.parse(m.string()) as Record<string, unknown>;
-      onEvent(at?.box ?? '?', e);
-      if ((TERMINAL_TYPES as readonly string[]).includes(String(e.type))) return 'ended';
+      const l = checkShippedLine(m.data, id);
+      if ('problem' in l) {
+        on.skipped(box, l.problem);
+        continue;
+      }
+      for (const next of order.offer(l.seq, l)) {
+        on.line(box, next);
+        if ((TERMINAL_TYPES as readonly string[]).includes(next.type)) return 'ended';
+      }
     }
     return 'timeout';
   } finally {

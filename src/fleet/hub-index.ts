@@ -14,14 +14,26 @@
  * refilled from the folders on every open. A session id met under two boxes
  * is refused (logged), never merged. Memory stays T1 where the ledger says
  * so; nothing here upgrades trust.
+ *
+ * Folders are listed and a session's files looked at through safe-open before
+ * memory reads them: a symlink, a FIFO or a foreign file planted in the hub's
+ * root is logged and left out, never followed, and cannot hang the hub.
  */
-import { readdirSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { listFolder, openPlanted, rootRules, UnsafeFileError } from '../base/safe-open.js';
+import { closeSync } from 'node:fs';
 import { MemoryIndex, dbPathFor } from '../memory/index.js';
+import { COMPOSITION_FILE } from '../ledger/composition.js';
+import { LEDGER_FILE } from '../ledger/ledger.js';
 import { BOX_RE } from './names.js';
 import { boxSessionsDir } from './hub-store.js';
 import { join } from 'node:path';
 import { isSessionId } from '../ledger/session-id.js';
+
+/** Largest copy (and document) memory is handed, in bytes. */
+const MAX_COPY_BYTES = 1024 ** 3;
+/** Sessions per transaction when the index is refilled on open (memory's own ingestDir batch). */
+const REFILL_BATCH = 500;
 
 const FLEET_SQL = `
 CREATE TABLE IF NOT EXISTS fleet_session (session TEXT PRIMARY KEY, box TEXT NOT NULL);
@@ -81,28 +93,54 @@ export class HubIndex {
 
   /** Boxes with a folder on the hub. */
   boxes(): string[] {
+    return this.folders(join(this.root, 'fleet')).filter((n) => BOX_RE.test(n)).sort();
+  }
+
+  /** The folders in `dir`, listed without following a link (a planted one is logged, its listing empty). */
+  private folders(dir: string): string[] {
     try {
-      return readdirSync(join(this.root, 'fleet')).filter((n) => BOX_RE.test(n)).sort();
-    } catch {
+      return (listFolder(rootRules(this.root), dir) ?? []).filter((e) => e.stat.isDirectory()).map((e) => e.name);
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      this.refused(err);
       return [];
     }
+  }
+
+  /** True when a session folder and the files memory reads in it are plain files of the root; a refusal is logged. */
+  private admitted(dir: string): boolean {
+    const rules = rootRules(this.root);
+    try {
+      for (const [name, linked] of [[LEDGER_FILE, false], [COMPOSITION_FILE, true]] as const) {
+        const f = openPlanted(rules, join(dir, name), { maxBytes: MAX_COPY_BYTES, what: name === LEDGER_FILE ? 'ledger copy' : 'composition document', linked });
+        if (f) closeSync(f.fd);
+      }
+      return true;
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      this.refused(err);
+      return false;
+    }
+  }
+
+  private readonly refusedFiles = new Set<string>();
+
+  private refused(err: UnsafeFileError): void {
+    if (this.refusedFiles.has(err.file)) return;
+    this.refusedFiles.add(err.file);
+    this.log.error({ event: 'unsafe_folder', file: err.file, reason: err.reason }, `${err.message}; left out of the hub's index`);
   }
 
   /** Rebuild the session -> box table from the folders, and ingest what is new in every box's copy. */
   private refill(): void {
     const put = this.ix.db.prepare('INSERT OR IGNORE INTO fleet_session (session, box) VALUES (?, ?)');
+    const found: { box: string; session: string }[] = [];
+    for (const box of this.boxes()) for (const session of this.folders(boxSessionsDir(this.root, box)).filter(isSessionId)) found.push({ box, session });
     this.ix.db.transaction(() => {
-      for (const box of this.boxes()) {
-        let names: string[] = [];
-        try {
-          names = readdirSync(boxSessionsDir(this.root, box)).filter(isSessionId);
-        } catch {
-          continue;
-        }
-        for (const s of names) this.note(box, s, put);
-      }
+      for (const { box, session } of found) this.note(box, session, put);
     })();
-    for (const box of this.boxes()) this.ix.ingestDir(boxSessionsDir(this.root, box));
+    const dirs = found.map(({ box, session }) => join(boxSessionsDir(this.root, box), session)).filter((d) => this.admitted(d));
+    for (let i = 0; i < dirs.length; i += REFILL_BATCH) this.ix.ingestSessions(dirs.slice(i, i + REFILL_BATCH));
   }
 
   /** Record a session's box; false (and logged) when another box has a session of that id. */
@@ -123,7 +161,7 @@ export class HubIndex {
   ingest(sessionDirs: readonly string[]): number {
     const ok = sessionDirs.filter((d) => {
       const parts = d.split('/');
-      return this.note(parts[parts.length - 3]!, parts[parts.length - 1]!);
+      return this.note(parts[parts.length - 3]!, parts[parts.length - 1]!) && this.admitted(d);
     });
     if (ok.length === 0) return 0;
     return this.ix.ingestSessions(ok).reduce((n, r) => n + r.events, 0);

@@ -13,16 +13,30 @@
  * identities are read exactly as on the box. Ingest (hub-index.ts) runs after
  * each flush over the sessions it touched. The hub approves nothing: approval
  * of a destructive step stays on the box.
+ *
+ * A box is a sender the hub does not own. A message is appended only when it
+ * is one line of one JSON event of the session its subject names (line.ts);
+ * anything else is refused to the server (`term`) and logged, never written.
+ * A document is written only when it hashes to the hash its line cites. A
+ * name planted in the hub's root (a symlink where a box's folder belongs) is
+ * refused and logged once; that session's lines wait on the server, and
+ * every other box goes on.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { COMPOSITION_FILE, writeComposition } from '../ledger/composition.js';
+import { UnsafeFileError } from '../base/safe-open.js';
+import { compositionHash, type Composition } from '../ledger/composition.js';
 import { closeConnection, connectServer, ensureFleet, logServerStatus, retrying, type Fleet, type ServerOptions } from './connect.js';
 import { HubIndex } from './hub-index.js';
 import { boxSessionsDir, HubStore } from './hub-store.js';
+import { checkShippedLine } from './line.js';
 import { compositionKey, EVENTS_STREAM, HUB_CONSUMER, parseEventSubject } from './names.js';
+
+/** A composition hash as the ledger writes it: anything else names no document. */
+const HASH_RE = /^sha256:[0-9a-f]{64}$/;
+/** How long a line refused for a planted folder waits before the server offers it again, ms. */
+const UNSAFE_WAIT_MS = 60_000;
 
 /** How long a session waits for its composition document before it is ingested without one. */
 const DOC_WAIT_MS = 30_000;
@@ -49,14 +63,17 @@ export class Hub {
   private messages: ConsumerMessages | null = null;
   private pending: JsMsg[] = [];
   /** session folder -> composition hash it waits for, and since when */
-  private waitingDoc = new Map<string, { box: string; hash: string; since: number }>();
+  private waitingDoc = new Map<string, { box: string; session: string; hash: string; since: number }>();
+  /** planted paths already logged (a line waiting on one comes again every minute) */
+  private readonly unsafeSeen = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private running: Promise<void> | null = null;
   readonly counts: HubCounts = { appended: 0, duplicates: 0, early: 0, ingested: 0 };
 
   constructor(private readonly o: HubOptions, private readonly log: Logger) {
-    this.store = new HubStore(o.root);
+    this.store = new HubStore(o.root, undefined, (a) => log.error({ event: 'copy_damaged', file: a.file, line: a.line, problem: a.problem, saved_as: a.savedAs, kept: a.kept },
+      `${a.file}:${a.line}: the hub's copy was damaged (${a.problem}); its first ${a.kept} events are kept and the rest is set aside in ${a.savedAs}`));
     this.index = new HubIndex(o.root, log);
   }
 
@@ -92,19 +109,26 @@ export class Hub {
   /** One message: append it, drop a second copy, or hand an early one back. */
   private handle(m: JsMsg): void {
     const at = parseEventSubject(m.subject);
-    type Line = { seq?: unknown; type?: unknown; hash?: unknown };
-    let e: Line | null;
-    try {
-      e = JSON.parse(m.string()) as Line;
-    } catch {
-      e = null;
-    }
-    if (!at || !e || !Number.isInteger(e.seq)) {
-      this.log.warn({ event: 'bad_event', subject: m.subject }, `a message on ${m.subject} is not a ledger line of a box; dropped`);
+    const line = at ? checkShippedLine(m.data, at.session) : { problem: 'its subject is not pico.ev.<box>.<session>' };
+    if ('problem' in line || !at) {
+      const problem = 'problem' in line ? line.problem : '';
+      this.log.warn({ event: 'bad_event', subject: m.subject, box: at?.box, session: at?.session, problem },
+        `a message on ${m.subject} is not a ledger line of that session (${problem}); refused, nothing written`);
       m.term();
       return;
     }
-    const v = this.store.offer(at.box, at.session, e.seq as number, m.string());
+    let v;
+    try {
+      v = this.store.offer(at.box, at.session, line.seq, line.text);
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      if (!this.unsafeSeen.has(err.file)) {
+        this.unsafeSeen.add(err.file);
+        this.log.error({ event: 'unsafe_folder', file: err.file, reason: err.reason, box: at.box, session: at.session }, `${err.message}; box ${at.box}'s lines for it wait on the server until it is removed`);
+      }
+      m.nak(UNSAFE_WAIT_MS);
+      return;
+    }
     if (v === 'early') {
       // the line before it comes again from its agent (which resends from its offset): ask for
       // this one again later, waiting longer each time, so a box that went away mid-gap costs little
@@ -115,9 +139,9 @@ export class Hub {
     if (v === 'duplicate') this.counts.duplicates++;
     else {
       this.counts.appended++;
-      if (e.type === 'composition' && typeof e.hash === 'string') {
-        const dir = join(boxSessionsDir(this.o.root, at.box), at.session);
-        if (!existsSync(join(dir, COMPOSITION_FILE))) this.waitingDoc.set(dir, { box: at.box, hash: e.hash, since: Date.now() });
+      const hash = line.event.hash;
+      if (line.type === 'composition' && typeof hash === 'string' && HASH_RE.test(hash)) {
+        this.waitingDoc.set(join(boxSessionsDir(this.o.root, at.box), at.session), { box: at.box, session: at.session, hash, since: Date.now() });
       }
     }
     this.pending.push(m);
@@ -158,19 +182,41 @@ export class Hub {
     const wanted = [...new Set([...this.waitingDoc.values()].map((w) => w.hash))].filter((h) => !this.documents.has(h));
     await Promise.all(wanted.map(async (hash) => {
       const entry = await this.fleet.compositions.get(compositionKey(hash)).catch(() => null);
-      if (entry && entry.operation === 'PUT') this.documents.set(hash, entry.string());
+      if (entry && entry.operation === 'PUT') this.documents.set(hash, this.checkedDocument(hash, entry.string()));
     }));
-    for (const [dir, { box, hash, since }] of [...this.waitingDoc]) {
+    for (const [dir, { box, session, hash, since }] of [...this.waitingDoc]) {
       const text = this.documents.get(hash);
       if (text === undefined) {
         if (Date.now() - since < DOC_WAIT_MS) continue; // not shipped yet, or the server is away: next flush
         // the box had no document to ship (a trimmed session): ingest without provider identities
         this.log.warn({ event: 'no_composition', session: dir, composition: hash }, `no composition document ${hash} for ${dir}; ingested without it`);
-      } else if (text.length > 0) writeComposition(dir, text, hash, join(this.o.root, 'fleet', box, '.compositions'));
+      } else if (text.length > 0) {
+        try {
+          this.store.writeDocument(box, session, hash, text);
+        } catch (err) {
+          if (!(err instanceof UnsafeFileError)) throw err;
+          if (!this.unsafeSeen.has(err.file)) this.log.error({ event: 'unsafe_folder', file: err.file, reason: err.reason, box }, `${err.message}; the session is indexed without its composition document`);
+          this.unsafeSeen.add(err.file);
+        }
+      }
       // an empty value: the box has no document for this session either; ingest without one
       this.waitingDoc.delete(dir);
       this.readyNow.add(dir);
     }
+  }
+
+  /** A fetched document's text when it hashes to `hash`; '' (none) when it does not, logged. */
+  private checkedDocument(hash: string, text: string): string {
+    if (text.length === 0) return text;
+    let got: string | null = null;
+    try {
+      got = compositionHash(JSON.parse(text) as Composition);
+    } catch {
+      // below
+    }
+    if (got === hash) return text;
+    this.log.warn({ event: 'bad_composition', composition: hash }, `the document stored under composition ${hash} ${got === null ? 'is not JSON' : 'hashes to another value'}; its sessions are indexed without it`);
+    return '';
   }
 
   /** The hub's index (for commands run in the same process, and tests). */

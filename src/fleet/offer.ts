@@ -11,9 +11,13 @@
  * Busy: the box's own queue is not empty — a job file waits in the inbox,
  * the daemon's status says a job runs or waits, or a fleet job this box took
  * has not ended. An idle box pulls; a busy one never does, so no box hoards.
+ * Files are read through the one safe open (a FIFO planted as a manifest or as
+ * the status file stalls nothing; it reads as absent).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readManifestText } from '../base/manifest-file.js';
+import { readPlantedText, rootRules } from '../base/safe-open.js';
 import { fleetInboxName } from '../daemon/claim.js';
 
 export interface Offer {
@@ -34,7 +38,7 @@ export function readOffer(root: string): Offer {
   }
   for (const n of names) {
     try {
-      const m = JSON.parse(readFileSync(join(dir, n), 'utf8')) as { id?: unknown; implements?: unknown };
+      const m = JSON.parse(readManifestText(root, join('manifests', 'providers', n))) as { id?: unknown; implements?: unknown };
       if (typeof m.id !== 'string') continue;
       models.add(m.id);
       if (Array.isArray(m.implements)) for (const c of m.implements) if (typeof c === 'string') caps.add(c);
@@ -57,7 +61,9 @@ export function inboxDepth(root: string): number {
 /** Jobs the daemon's status file says run or wait (0 when it is absent or says stopped). */
 export function daemonDepth(root: string): number {
   try {
-    const s = JSON.parse(readFileSync(join(root, 'sessions', '.daemon', 'status.json'), 'utf8')) as { state?: string; running?: unknown; queue?: Record<string, number> };
+    const text = readPlantedText(rootRules(join(root, 'sessions')), join(root, 'sessions', '.daemon', 'status.json'), { maxBytes: 1024 * 1024, what: 'daemon status' })?.text;
+    if (text === undefined) return 0;
+    const s = JSON.parse(text) as { state?: string; running?: unknown; queue?: Record<string, number> };
     if (s.state === 'stopped') return 0;
     return (s.running ? 1 : 0) + Object.values(s.queue ?? {}).reduce((a, b) => a + (typeof b === 'number' ? b : 0), 0);
   } catch {

@@ -15,12 +15,16 @@
  * result.json exists and whose ledger is shipped to its end is done. What the
  * agent holds while it ships is bounded by the chunk and the 64 publishes in
  * flight, whatever the backlog: a week offline or one ledger of many
- * megabytes does not grow it (bench/fleet.ts measures it). This
+ * megabytes does not grow it (bench/fleet.ts measures it). A ledger and a
+ * document are opened through safe-open: a symlink or a FIFO planted in a
+ * session folder is never followed out of the root (nor shipped, nor waited
+ * on); it is logged once and left. This
  * module takes no jobs (take.ts), reports no job's end (agent.ts) and sends
  * no heartbeat.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { openPlanted, readPlantedText, rootRules, UnsafeFileError, type RootRules } from '../base/safe-open.js';
 import { COMPOSITION_FILE } from '../ledger/composition.js';
 import { isSessionId } from '../ledger/session-id.js';
 import { compositionKey, eventMsgId, eventSubject } from './names.js';
@@ -109,43 +113,71 @@ export class Shipper {
       changed = true;
     }
     for (const session of names) {
-      const ledger = join(sessionsDir, session, 'events.jsonl');
-      let size: number;
+      const ledger = this.openLedger(join(sessionsDir, session, 'events.jsonl'));
+      if (ledger === null) continue; // claimed, no ledger yet (or a planted one, logged)
       try {
-        size = statSync(ledger).size;
-      } catch {
-        continue; // claimed, no ledger yet
-      }
-      let offset = this.ctx.state.shipped[session] ?? 0;
-      if (size < offset) {
-        this.ctx.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
-        offset = this.ctx.state.shipped[session] = size;
-        changed = true;
-      }
-      if (!out.stalled && size > offset) {
-        const shipped = await this.shipSession(session, ledger, offset, size);
-        if (shipped.end > offset) {
-          this.ctx.state.shipped[session] = shipped.end;
-          changed = true;
-          out.sessions++;
-          out.lines += shipped.lines;
-          out.bytes += shipped.end - offset;
-          offset = shipped.end;
-        }
-        if (shipped.stalled) out.stalled = true;
-      }
-      if (size > offset) {
-        out.lagBytes += size - offset;
-        out.lagSessions++;
-      } else if (existsSync(join(sessionsDir, session, 'result.json')) && statSync(ledger).size === offset) {
-        this.done.add(session);
-        this.ctx.state.done.push(session);
-        delete this.ctx.state.shipped[session];
-        changed = true;
+        changed = (await this.passSession(session, ledger, out)) || changed;
+      } finally {
+        closeSync(ledger);
       }
     }
     if (changed) writeAgentState(this.ctx.root, this.ctx.state);
     return out;
+  }
+
+  /** The rules session files are read under: the sessions folder's own (it may be a mount of its own, a bigger disk). */
+  private sessionRules(): RootRules {
+    return rootRules(join(this.ctx.root, 'sessions'));
+  }
+
+  /** Files already said to be planted (a pass every half second would say it again). */
+  private readonly planted = new Set<string>();
+
+  /** A ledger opened through safe-open, or null when there is none or it is planted (logged once). */
+  private openLedger(path: string): number | null {
+    try {
+      return openPlanted(this.sessionRules(), path, { maxBytes: Number.MAX_SAFE_INTEGER, what: 'ledger' })?.fd ?? null;
+    } catch (err) {
+      if (!(err instanceof UnsafeFileError)) throw err;
+      if (!this.planted.has(err.file)) this.ctx.log.warn({ event: 'ledger_refused', file: err.file, reason: err.reason }, `${err.message}; it is not shipped`);
+      this.planted.add(err.file);
+      return null;
+    }
+  }
+
+  /** Ship one open ledger from its offset; true when the agent's state changed. */
+  private async passSession(session: string, fd: number, out: ShipPass): Promise<boolean> {
+    const sessionsDir = join(this.ctx.root, 'sessions');
+    let changed = false;
+    const size = fstatSync(fd).size;
+    let offset = this.ctx.state.shipped[session] ?? 0;
+    if (size < offset) {
+      this.ctx.log.warn({ event: 'ledger_shrank', session, offset, size }, `ledger of ${session} is shorter than what was shipped; shipping continues from its end`);
+      offset = this.ctx.state.shipped[session] = size;
+      changed = true;
+    }
+    if (!out.stalled && size > offset) {
+      const shipped = await this.shipSession(session, fd, offset, size);
+      if (shipped.end > offset) {
+        this.ctx.state.shipped[session] = shipped.end;
+        changed = true;
+        out.sessions++;
+        out.lines += shipped.lines;
+        out.bytes += shipped.end - offset;
+        offset = shipped.end;
+      }
+      if (shipped.stalled) out.stalled = true;
+    }
+    if (size > offset) {
+      out.lagBytes += size - offset;
+      out.lagSessions++;
+    } else if (existsSync(join(sessionsDir, session, 'result.json')) && fstatSync(fd).size === offset) {
+      this.done.add(session);
+      this.ctx.state.done.push(session);
+      delete this.ctx.state.shipped[session];
+      changed = true;
+    }
+    return changed;
   }
 
   /**
@@ -153,37 +185,32 @@ export class Shipper {
    * and whether it stopped early. Lines that are not events (passed over) move the offset too, once
    * every event before them is acknowledged.
    */
-  private async shipSession(session: string, ledger: string, offset: number, size: number): Promise<{ end: number; lines: number; stalled: boolean }> {
+  private async shipSession(session: string, fd: number, offset: number, size: number): Promise<{ end: number; lines: number; stalled: boolean }> {
     let end = offset;
     let count = 0;
-    const fd = openSync(ledger, 'r');
-    try {
-      while (end < size) {
-        const chunk = this.readLines(fd, end, size);
-        if (chunk.end === end) break; // an unfinished last line: its writer may still finish it
-        for (let i = 0; i < chunk.lines.length; i += IN_FLIGHT) {
-          const batch = chunk.lines.slice(i, i + IN_FLIGHT);
-          for (const l of batch) {
-            if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
-              if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
-            }
-          }
-          const acks = await Promise.allSettled(batch.map((l) =>
-            this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
-          for (let k = 0; k < acks.length; k++) {
-            const a = acks[k]!;
-            if (a.status === 'rejected') {
-              this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
-              return { end, lines: count, stalled: true };
-            }
-            end = batch[k]!.end;
-            count++;
+    while (end < size) {
+      const chunk = this.readLines(fd, end, size);
+      if (chunk.end === end) break; // an unfinished last line: its writer may still finish it
+      for (let i = 0; i < chunk.lines.length; i += IN_FLIGHT) {
+        const batch = chunk.lines.slice(i, i + IN_FLIGHT);
+        for (const l of batch) {
+          if (l.type === 'composition' && l.hash && !this.compositions.has(l.hash)) {
+            if (!(await this.shipComposition(session, l.hash))) return { end, lines: count, stalled: true };
           }
         }
-        end = chunk.end;
+        const acks = await Promise.allSettled(batch.map((l) =>
+          this.ctx.fleet.js.publish(eventSubject(this.ctx.box, session), l.text, { msgID: eventMsgId(session, l.seq), timeout: 5_000 })));
+        for (let k = 0; k < acks.length; k++) {
+          const a = acks[k]!;
+          if (a.status === 'rejected') {
+            this.ctx.log.warn({ event: 'ship_stalled', session, seq: batch[k]!.seq, err: (a.reason as Error).message }, `shipping ${session} stopped at seq ${batch[k]!.seq} (${(a.reason as Error).message}); it continues on a later pass`);
+            return { end, lines: count, stalled: true };
+          }
+          end = batch[k]!.end;
+          count++;
+        }
       }
-    } finally {
-      closeSync(fd);
+      end = chunk.end;
     }
     return { end, lines: count, stalled: false };
   }
@@ -218,9 +245,11 @@ export class Shipper {
   private async shipComposition(session: string, hash: string): Promise<boolean> {
     let text = '';
     try {
-      text = readFileSync(join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), 'utf8');
-    } catch {
-      // no document beside the ledger: the empty value says so
+      // hard-linked from sessions/.compositions/ by design; the hub checks it against its hash
+      text = readPlantedText(this.sessionRules(), join(this.ctx.root, 'sessions', session, COMPOSITION_FILE), { maxBytes: 64 * 1024 ** 2, what: 'composition document', linked: true })?.text ?? '';
+    } catch (err) {
+      // no document beside the ledger, or a planted one: the empty value says so
+      if (err instanceof UnsafeFileError) this.ctx.log.warn({ event: 'composition_refused', file: err.file, reason: err.reason }, `${err.message}; shipped as no document`);
     }
     const key = compositionKey(hash);
     try {

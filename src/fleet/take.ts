@@ -17,12 +17,20 @@
  * (a session of that id means "taken"), so a job runs at most once, and the
  * work queue's redelivery means at least once.
  *
+ * A session of the job's id may be on the box before the job arrives (an id
+ * given with `--id`, by mistake or not): it is not this job, and the job would
+ * never run while its claim reported that session's outcome. So the journal
+ * entry, written once when the job is first seen and before anything is
+ * dropped, records whether a session or an inbox entry of that id was here
+ * already; such a job is not dropped, and its claim ends `rejected` saying
+ * why. Every later step (a crash, a redelivery) reads that first record.
+ *
  * One durable consumer per selector (box=NAME, model=ID, cap=CAPABILITY),
  * shared by every box that can serve it. A core subscription on the same
  * subjects wakes the box when a job is published, and a slow sweep covers
  * wake-ups that were missed (a job that waited while the box was away).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AckPolicy, type Consumer, type JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
@@ -32,6 +40,9 @@ import { parseClaim, parseFleetJob, type Claim, type FleetJob } from './envelope
 import { JOBS_STREAM, jobConsumer, jobSubject, type Selector } from './names.js';
 import { daemonDepth, inboxDepth, readOffer, takenState } from './offer.js';
 import { writeAgentState, type BoxContext } from './state.js';
+
+/** A journal entry: the job as it came, and whether a session or inbox entry of its id was here at first sight. */
+type Journalled = FleetJob & { local_before?: boolean };
 
 /** How long a taken message may stay unacknowledged before the server offers it again. */
 const ACK_WAIT_MS = 30_000;
@@ -77,9 +88,10 @@ export class Taker {
       this.subs.push(sub);
     }
     for (const name of readdirSync(this.journal).filter((n) => n.endsWith('.json'))) {
-      const job = parseFleetJob(readFileSync(join(this.journal, name)));
+      const bytes = readFileSync(join(this.journal, name));
+      const job = parseFleetJob(bytes);
       this.ctx.log.info({ event: 'fleet_resume', job: job.id }, `finishing fleet job ${job.id}, taken before a restart`);
-      await this.takeOne(job, null);
+      await this.takeOne(job, null, (JSON.parse(bytes.toString('utf8')) as Journalled).local_before === true);
     }
   }
 
@@ -143,15 +155,28 @@ export class Taker {
       m.term();
       return false;
     }
-    writeFileAtomicSync(join(this.journal, `${job.id}.json`), JSON.stringify(job), true);
-    return this.takeOne(job, m);
+    const entry = join(this.journal, `${job.id}.json`);
+    let localBefore: boolean;
+    if (existsSync(entry)) {
+      // a redelivery after a crash: the first sight's record stands (our own drop may be here since)
+      localBefore = (JSON.parse(readFileSync(entry, 'utf8')) as Journalled).local_before === true;
+    } else {
+      localBefore = takenState(this.ctx.root, job.id) !== 'gone';
+      const journalled: Journalled = { ...job, local_before: localBefore };
+      writeFileAtomicSync(entry, JSON.stringify(journalled), true);
+    }
+    return this.takeOne(job, m, localBefore);
   }
 
-  /** Steps 2-5 for one journalled job (`m` null: resumed from the journal, nothing to ack). */
-  private async takeOne(job: FleetJob, m: JsMsg | null): Promise<boolean> {
+  /**
+   * Steps 2-5 for one journalled job (`m` null: resumed from the journal, nothing to ack);
+   * `localBefore`: a session or inbox entry of its id was on the box when the job was first seen.
+   */
+  private async takeOne(job: FleetJob, m: JsMsg | null, localBefore: boolean): Promise<boolean> {
     const mine: Claim = { box: this.ctx.box, claimed_at: new Date().toISOString() };
     let ours = false;
     let ended = false;
+    let claimedAt = mine.claimed_at;
     try {
       await this.ctx.fleet.claims.create(job.id, JSON.stringify(mine));
       ours = true;
@@ -160,11 +185,18 @@ export class Taker {
       const held = e && e.operation === 'PUT' ? parseClaim(e.value) : null;
       if (!held) throw new Error(`claim of ${job.id} was refused but no claim is stored; the server may be unavailable`);
       ours = held.box === this.ctx.box;
+      claimedAt = held.claimed_at;
       ended = held.ended_at !== undefined; // its session ended (and may since be removed by retention): never again
       if (!ours) this.ctx.log.info({ event: 'fleet_skip', job: job.id, claimed_by: held.box }, `fleet job ${job.id} is already claimed by box ${held.box}; skipped`);
     }
     let dropped = false;
-    if (ours && !ended) {
+    if (ours && !ended && localBefore && !this.ctx.state.taken.includes(job.id)) {
+      // the session of that id is the box's own, not this job: end the claim instead of borrowing its outcome
+      const reason = `a session of this id was already on box ${this.ctx.box} before the job came (a job id names one session); submit the job again without --id`;
+      const end: Claim = { box: this.ctx.box, claimed_at: claimedAt, ended_at: new Date().toISOString(), outcome: 'rejected', reason };
+      await this.ctx.fleet.claims.put(job.id, JSON.stringify(end));
+      this.ctx.log.warn({ event: 'fleet_id_clash', job: job.id }, `fleet job ${job.id} not taken: ${reason}`);
+    } else if (ours && !ended) {
       const inbox = join(this.ctx.root, 'sessions', 'inbox', fleetInboxName(job.id));
       // dropped before (a crash came after the drop) or refused by the daemon since: once is enough
       if (takenState(this.ctx.root, job.id) === 'gone' && !this.ctx.state.taken.includes(job.id)) {

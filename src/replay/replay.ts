@@ -7,22 +7,42 @@
  * reported at its first line. A session recorded under manifests the root no
  * longer has (a model removed since) runs under the manifests it recorded
  * (recorded.ts); one whose code, prompts or programs differ is refused,
- * naming the difference.
+ * naming the difference, and so is one that records a provider that would
+ * run something this root does not hold (admit.ts): a planted session never
+ * makes replay run its program.
+ *
+ * Every file of the session is read through safe-open (src/base/): a FIFO,
+ * a link to /dev/zero or a foreign file in a session folder is refused with
+ * its name, never opened as it is, so replay cannot hang on one.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { readPlanted, readPlantedText, rootRules, type RootRules } from '../base/safe-open.js';
 import { ProviderError } from '../runtime/provider.js';
 import { withoutClippedNote } from '../runtime/budget.js';
-import { BlobStore } from '../ledger/blobs.js';
+import { BLOB_PREFIX, sha256Hex } from '../ledger/blobs.js';
 import { replayClock } from '../ledger/clock.js';
 import { diffCompositions, COMPOSITION_FILE, type Composition } from '../ledger/composition.js';
 import type { LedgerEvent } from '../ledger/events.js';
-import { LEDGER_FILE, readLedger } from '../ledger/ledger.js';
+import { damageMessage, LEDGER_FILE } from '../ledger/ledger.js';
+import { scanLedger } from '../ledger/scan.js';
 import { parseJob } from '../runtime/job.js';
 import type { Runtime } from '../root/runtime.js';
+import { unadmittedProviders } from './admit.js';
 import { openRecorded } from './recorded.js';
 import type { ApprovalDecider, DirectInput, ToolRunner } from '../runtime/step.js';
+
+/** Caps of the session files replay reads, in bytes. */
+const MAX_LEDGER_BYTES = 1024 ** 3;
+const MAX_DOCUMENT_BYTES = 64 * 1024 ** 2;
+const MAX_BLOB_BYTES = 256 * 1024 ** 2;
+
+/** A session's recorded ledger, read safely: its events and its lines as text. */
+interface Original {
+  events: LedgerEvent[];
+  lines: string[];
+}
 
 export interface ReplayReport {
   session: string;
@@ -34,39 +54,66 @@ export interface ReplayReport {
 
 /** Re-run a session and compare ledgers. */
 export async function replaySession(rt: Runtime, sessionId: string, opts: { keep?: boolean } = {}): Promise<ReplayReport> {
-  const dir = rt.sessionDir(sessionId);
-  if (!existsSync(join(dir, LEDGER_FILE))) throw new Error(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/ (pico status lists recent ones)`);
-  const original = readLedger(dir);
-  const comp = original[0];
+  const dir = resolve(rt.sessionDir(sessionId)); // safe-open takes paths under the root, absolute
+  const rules = rootRules(dirname(dir)); // the sessions folder's: it may be a mount of its own
+  const ledger = readPlanted(rules, join(dir, LEDGER_FILE), { maxBytes: MAX_LEDGER_BYTES, what: 'ledger' });
+  if (!ledger) throw new Error(`${join(dir, LEDGER_FILE)} does not exist; name a session folder under sessions/ (pico status lists recent ones)`);
+  const scan = scanLedger(ledger.bytes);
+  if (scan.damage) throw new Error(damageMessage(ledger.path, scan.damage));
+  const original: Original = { events: scan.events, lines: ledger.bytes.subarray(0, scan.intactBytes).toString('utf8').split('\n').filter(Boolean) };
+  const comp = original.events[0];
   if (!comp || comp.type !== 'composition') throw new Error(`${dir}: the ledger does not start with a composition event`);
-  if (!original.some((e) => e.type === 'answer_sent')) throw new Error(`session ${sessionId} has not finished; replay compares finished sessions`);
+  if (!original.events.some((e) => e.type === 'answer_sent')) throw new Error(`session ${sessionId} has not finished; replay compares finished sessions`);
   if (comp.hash !== rt.currentComposition().hash) {
     // the root's manifests changed since: run under the ones the session recorded, when the rest is as it was
-    const stored = JSON.parse(readFileSync(join(dir, COMPOSITION_FILE), 'utf8')) as Composition;
+    const doc = readPlantedText(rules, join(dir, COMPOSITION_FILE), { maxBytes: MAX_DOCUMENT_BYTES, what: 'composition document', linked: true });
+    if (!doc) throw new Error(`${join(dir, COMPOSITION_FILE)} does not exist; replay needs the composition the session recorded (pico check ${sessionId} says more)`);
+    const stored = JSON.parse(doc.text) as Composition;
+    // a provider that would run something this root does not hold is never loaded, let alone called
+    const unadmitted = unadmittedProviders(stored, rt.currentComposition().doc, rt.root);
+    if (unadmitted.length > 0) {
+      return { session: sessionId, identical: false, lines: { original: original.lines.length, replayed: 0 }, firstDifference: null, compositionDiffers: unadmitted };
+    }
     const recorded = await openRecorded(rt.root, stored, rt.log);
     try {
       const now = (recorded ?? rt).currentComposition();
-      if (now.hash === comp.hash) return await replayOn(recorded!, sessionId, original, opts);
+      if (now.hash === comp.hash) return await replayOn(recorded!, sessionId, original, rules, opts);
       return {
-        session: sessionId, identical: false, lines: { original: original.length, replayed: 0 }, firstDifference: null,
+        session: sessionId, identical: false, lines: { original: original.lines.length, replayed: 0 }, firstDifference: null,
         compositionDiffers: diffCompositions(stored, now.doc),
       };
     } finally {
       await recorded?.close();
     }
   }
-  return replayOn(rt, sessionId, original, opts);
+  return replayOn(rt, sessionId, original, rules, opts);
+}
+
+/** The output an event holds, inline or in the session's blobs, read safely and checked against its hash. */
+type OutputReader = (held: { blob: string | null; text?: string | undefined }) => string;
+
+function recordedOutputs(rules: RootRules, dir: string): OutputReader {
+  return (held) => {
+    if (held.text !== undefined) return held.text;
+    const hex = held.blob?.startsWith(BLOB_PREFIX) ? held.blob.slice(BLOB_PREFIX.length) : '';
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${dir}: an event cites the blob ${JSON.stringify(held.blob)}, which is not a sha256 reference`);
+    const f = readPlanted(rules, join(dir, 'blobs', hex), { maxBytes: MAX_BLOB_BYTES, what: 'blob' });
+    if (!f) throw new Error(`${join(dir, 'blobs', hex)}: a blob the ledger cites is missing (pico check says more)`);
+    if (sha256Hex(f.bytes) !== hex) throw new Error(`${f.path}: the blob's content no longer hashes to its name (pico check says more)`);
+    return f.bytes.toString('utf8');
+  };
 }
 
 /** Replay a session on a runtime of its own composition. */
-async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[], opts: { keep?: boolean }): Promise<ReplayReport> {
-  const dir = rt.sessionDir(sessionId);
+async function replayOn(rt: Runtime, sessionId: string, recordedLedger: Original, rules: RootRules, opts: { keep?: boolean }): Promise<ReplayReport> {
+  const original = recordedLedger.events;
+  const dir = resolve(rt.sessionDir(sessionId));
   const user = original.find((e) => e.type === 'user_input');
   if (!user || user.type !== 'user_input') throw new Error(`${dir}: the ledger has no user_input event`);
   const job = parseJob(user.job, `${dir} user_input.job`);
   const scratch = mkdtempSync(join(tmpdir(), `pico-replay-${sessionId}-`));
   try {
-    const blobs = new BlobStore(join(dir, 'blobs'));
+    const blobs = { read: recordedOutputs(rules, dir) };
     const inputs: Record<string, DirectInput> = {};
     if (job.label?.startsWith('pico call')) {
       for (const e of original) {
@@ -99,7 +146,7 @@ async function replayOn(rt: Runtime, sessionId: string, original: LedgerEvent[],
     } else {
       for (let i = 0; i <= resumes.length; i++) await rt.runSession(sessionId, { ...run, approval: decisions(i) });
     }
-    const a = readFileSync(join(dir, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
+    const a = recordedLedger.lines;
     const b = readFileSync(join(scratch, LEDGER_FILE), 'utf8').split('\n').filter(Boolean);
     let firstDifference: ReplayReport['firstDifference'] = null;
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
@@ -136,7 +183,7 @@ function recordedDecisions(events: readonly LedgerEvent[], from: number, until: 
 }
 
 /** A tool runner that answers each step's tool calls, in order, with what the ledger recorded. */
-function recordedTools(blobs: BlobStore, events: readonly LedgerEvent[]): ToolRunner {
+function recordedTools(blobs: { read: OutputReader }, events: readonly LedgerEvent[]): ToolRunner {
   const queues = new Map<string, LedgerEvent[]>();
   for (const e of events) {
     const isTool = e.type === 'tool_output' || ((e.type === 'tool_failed' || e.type === 'tool_timeout' || e.type === 'tool_empty') && e.provider === null);

@@ -16,7 +16,7 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import { initRoot } from '../../src/root/init.js';
 import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon, stepStarted, type RunningDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon, stepStarted, type RunningDaemon } from '../daemon/spawn.js';
 import { call, listeningSockets, metric, openStream, postJob, startApiDaemon } from './client.js';
 
 const ID = /\d{8}-\d{6}-[0-9a-f]{12}/;
@@ -276,7 +276,7 @@ describe('the loopback API, on a real daemon', () => {
     await until(async () => finished.test((await call(api, 'GET', '/metrics')).body), 10_000, 'the finished job in /metrics');
     // a second daemon on the same socket is refused, not allowed to take it over
     const other = exampleRoot();
-    const second = pico(['daemon', '--root', other.root, '--listen', `unix:${path}`]);
+    const second = await pico(['daemon', '--root', other.root, '--listen', `unix:${path}`]);
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/another process serves/);
     expect(await stop(api.d)).toBe(0);
@@ -323,10 +323,10 @@ describe('the loopback API, on a real daemon', () => {
     expect(await stop(tcp.d)).toBe(0);
   }, 90_000);
 
-  it('refuses an address that is not loopback before anything starts, naming the fix (exit 2)', () => {
+  it('refuses an address that is not loopback before anything starts, naming the fix (exit 2)', async () => {
     const { root } = exampleRoot();
     for (const bad of ['0.0.0.0:8080', '10.1.2.3:80', '[::]:80', 'example.com:80', '127.0.0.300:80']) {
-      const r = pico(['daemon', '--root', root, '--listen', bad]);
+      const r = await pico(['daemon', '--root', root, '--listen', bad]);
       expect(r.code, bad).toBe(2);
       expect(r.stderr, bad).toMatch(/not a loopback address/);
       expect(r.stderr, bad).toMatch(/fix: .*127\.0\.0\.1:PORT/);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { readLedgerText } from '../../src/ledger/ledger.js';
 import { goodJob, pruneJob } from '../daemon/helpers.js';
-import { finished, pico, readyDaemon, stopDaemon, waitsForApproval } from '../daemon/spawn.js';
+import { finished, picoAsync as pico, readyDaemon, stopDaemon, waitsForApproval } from '../daemon/spawn.js';
 import { makeRoot } from '../helpers/root.js';
 
 const ledger = (root: string, id: string) => readLedgerText(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8'), id).events;
@@ -62,11 +62,11 @@ describe('approval of destructive steps (real daemon)', () => {
     let status: Status = { running: null };
     for (let i = 0; i < 50 && (status.waiting ?? []).length < 2; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 200));
-      status = (JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: Status }).status;
+      status = (JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { status: Status }).status;
     }
     expect((status.waiting ?? []).map((w) => w.session).sort()).toEqual([a, x].sort());
     expect(status.running).toBeNull();
-    const watch = pico(['watch', a, '--root', root]);
+    const watch = await pico(['watch', a, '--root', root]);
     expect(watch.code).toBe(0);
     expect(watch.stdout).toContain(`pico approve ${a} prune`);
 
@@ -80,7 +80,7 @@ describe('approval of destructive steps (real daemon)', () => {
     expect([ledgerText(root, a), ledgerText(root, x)]).toEqual(texts);
     expect(d.lines.some((l) => l.event === 'queued' && (l.session === a || l.session === x))).toBe(false);
 
-    const ok = pico(['approve', a, '--root', root]);
+    const ok = await pico(['approve', a, '--root', root]);
     expect(ok.code, ok.stderr).toBe(0);
     await d.waitFor(finished(a));
     expect(result(root, a).outcome).toBe('answered');
@@ -89,7 +89,7 @@ describe('approval of destructive steps (real daemon)', () => {
     expect(typeof (granted as { by: string }).by).toBe('string');
     expect(readdirSync(archive).length).toBe(3);
 
-    const no = pico(['deny', x, 'prune', '--reason', 'not today', '--root', root]);
+    const no = await pico(['deny', x, 'prune', '--reason', 'not today', '--root', root]);
     expect(no.code, no.stderr).toBe(0);
     await d.waitFor(finished(x));
     const rx = result(root, x);
@@ -99,25 +99,25 @@ describe('approval of destructive steps (real daemon)', () => {
     expect(ledger(root, x).find((e) => e.type === 'approval_denied')).toMatchObject({ step: 'prune', tool: 'prune_archive' });
     expect(ledger(root, x).some((e) => e.type === 'tool_output' && e.step === 'prune')).toBe(false);
     // a decision is final and for one step only
-    expect(pico(['approve', x, 'prune', '--root', root]).code).toBe(2);
+    expect((await pico(['approve', x, 'prune', '--root', root])).code).toBe(2);
     await stopDaemon(d);
   }, 90_000);
 
-  it('pico approve and pico deny refuse mistakes with exit 2 and say what to do: not an id, no such session, nothing waits', () => {
+  it('pico approve and pico deny refuse mistakes with exit 2 and say what to do: not an id, no such session, nothing waits', async () => {
     const root = makeRoot('pico-e2e-approval-cli-');
-    const bad = pico(['approve', 'nope', '--root', root]);
+    const bad = await pico(['approve', 'nope', '--root', root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not a session id');
-    const missing = pico(['deny', '20261201-000000-000000000000', '--root', root]);
+    const missing = await pico(['deny', '20261201-000000-000000000000', '--root', root]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no session 20261201-000000-000000000000');
     // pico run has no approver: its session ends with the step denied, and then nothing waits
-    const run = pico(['run', join(root, 'examples', 'jobs', 'prune-the-log-archive.json'), '--root', root, '--json']);
+    const run = await pico(['run', join(root, 'examples', 'jobs', 'prune-the-log-archive.json'), '--root', root, '--json']);
     const id = (JSON.parse(run.stdout) as { session_id?: string; sessionId?: string }).session_id ?? (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
-    const none = pico(['approve', id, '--root', root]);
+    const none = await pico(['approve', id, '--root', root]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`session ${id} waits for no approval`);
-    const step = pico(['deny', id, 'other', '--root', root]);
+    const step = await pico(['deny', id, 'other', '--root', root]);
     expect(step.code).toBe(2);
     expect(step.stderr).toContain('step other of session');
   });

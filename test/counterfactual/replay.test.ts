@@ -1,15 +1,13 @@
 // Counterfactual policy replay (issue 13 part 3, design §6.7): `pico replay --all --policy FILE`
 // over a real root of mixed sessions, run by the shipped code providers, with shell providers
 // added so that another policy chooses differently. The CLI is the built one (dist/), spawned.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../../src/root/runtime.js';
+import { picoAsync } from '../daemon/spawn.js';
 import { exampleJob, makeRoot, newSession, put, REPO, script, shellProvider } from '../helpers/root.js';
-
-const MAIN = join(REPO, 'dist/src/cli/main.js');
 
 let rt: Runtime | null = null;
 afterEach(async () => {
@@ -17,14 +15,14 @@ afterEach(async () => {
   rt = null;
 });
 
-function pico(root: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args, '--root', root], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** `pico ARGS --root ROOT`, without blocking this worker (vitest's RPC must keep being answered under load). */
+function pico(root: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return picoAsync([...args, '--root', root]);
 }
 
 /** Run an example job with `pico run`; returns its session id. */
-function run(root: string, job: string): string {
-  const r = pico(root, 'run', join(REPO, 'examples/jobs', job), '--json');
+async function run(root: string, job: string): Promise<string> {
+  const r = await pico(root, 'run', join(REPO, 'examples/jobs', job), '--json');
   const id = (JSON.parse(r.stdout) as { session_id?: string }).session_id;
   if (!id) throw new Error(`pico run ${job} gave no session id: ${r.stdout}${r.stderr}`);
   return id;
@@ -54,8 +52,8 @@ async function mixedRoot(): Promise<{ root: string; ids: { operator: string; goa
   copyFileSync(join(REPO, 'examples/manifests/disk-usage-sh.json'), join(root, 'manifests/providers/disk-usage-sh.json'));
   script(root, 'providers/prose.sh', 'cat >/dev/null; echo "The log looks mostly fine to me."');
   put(root, 'manifests/providers/log-prose.json', shellProvider('log-prose', ['providers/prose.sh'], { schemas: ['log_summary@2'] }));
-  const operator = run(root, 'why-is-the-disk-full.json');
-  const goal = run(root, 'why-is-the-disk-full-goal-only.json');
+  const operator = await run(root, 'why-is-the-disk-full.json');
+  const goal = await run(root, 'why-is-the-disk-full-goal-only.json');
   rt = await openRuntime(root);
   const unfinished = newSession(rt, exampleJob());
   await rt.close();
@@ -84,7 +82,7 @@ describe('counterfactual replay', () => {
     const { root, ids } = await mixedRoot();
     const file = policy(root, { policy: 'policy@1', prefer: ['shell'], label: 'shell first' });
     const before = hashSessions(root);
-    const r = pico(root, 'replay', '--all', '--policy', file, '--json');
+    const r = await pico(root, 'replay', '--all', '--policy', file, '--json');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -252,7 +250,7 @@ describe('counterfactual replay', () => {
         },
       }
     `);
-    const human = pico(root, 'replay', '--all', '--policy', file);
+    const human = await pico(root, 'replay', '--all', '--policy', file);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/not correctness/);
     expect(hashSessions(root)).toEqual(before);
@@ -267,10 +265,10 @@ describe('counterfactual replay', () => {
       sampler: { determinism: 'seeded', temperature: 0, top_k: 1, seed: 1, max_tokens: 64 }, prompt: 'extract-log-summary',
       limits: { timeout_ms: 5000, max_output_bytes: 8192 },
     });
-    const id = run(root, 'why-is-the-disk-full.json');
+    const id = await run(root, 'why-is-the-disk-full.json');
     const file = policy(root, { policy: 'policy@1', exclude: ['log-summary-parser'] });
     const before = hashSessions(root);
-    const r = pico(root, 'replay', id, '--policy', file, '--json');
+    const r = await pico(root, 'replay', id, '--policy', file, '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     const log = report.sessions[0].steps.find((s: { step: string }) => s.step === 'log');
@@ -279,7 +277,7 @@ describe('counterfactual replay', () => {
     expect(log.replayed.provider).toMatch(/^absent-model/);
     expect(report.totals.replayed).toMatchObject({ steps: 2, passed: 2, pass_rate: 1, unjudged: 1 });
     expect(report.totals.original).toMatchObject({ steps: 3, passed: 3, unjudged: 0 });
-    const human = pico(root, 'replay', id, '--policy', file);
+    const human = await pico(root, 'replay', id, '--policy', file);
     expect(human.stdout).toMatch(/log +log-summary-parser pass \d+ ms +absent-model\S* not available here -/);
     expect(hashSessions(root)).toEqual(before);
   }, 60_000);
@@ -298,7 +296,7 @@ describe('counterfactual replay', () => {
       [['replay', '../x', '--policy', policy(root, { policy: 'policy@1' })], /"\.\.\/x" is not a session id/],
     ];
     for (const [args, message] of cases) {
-      const r = pico(root, ...args);
+      const r = await pico(root, ...args);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/internal error/);

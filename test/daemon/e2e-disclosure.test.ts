@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
 import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from './helpers.js';
-import { pico, startDaemon } from './spawn.js';
+import { picoAsync as pico, startDaemon } from './spawn.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -66,7 +66,7 @@ describe('what a reason file may disclose', () => {
     const file = join(root, 'latin1-job.json');
     writeFileSync(file, bad);
     for (const [cmd, code] of [['run', 2], ['submit', 2]] as const) {
-      const r = pico([cmd, file, '--root', root]);
+      const r = await pico([cmd, file, '--root', root]);
       expect(r.code, cmd).toBe(code);
       expect(r.stderr, cmd).toMatch(new RegExp(`byte offset ${at} \\(0xe9\\)`));
     }

@@ -14,7 +14,7 @@ import { findUnfinished } from '../../src/daemon/recovery.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/root/init.js';
 import { slowExampleJob, tempRoot } from './helpers.js';
-import { pico, startDaemon } from './spawn.js';
+import { picoAsync as pico, startDaemon } from './spawn.js';
 
 const receivers: NotifyReceiver[] = [];
 afterEach(() => {
@@ -59,14 +59,14 @@ describe('the daemon as a service, end to end', () => {
     const d = startDaemon(root, { NOTIFY_SOCKET: name, WATCHDOG_USEC: '400000' });
     expect(await rx.waitFor(/^READY=1$/m)).toMatch(/STATUS=idle/);
     expect(await rx.waitFor(/^WATCHDOG=1$/)).toBe('WATCHDOG=1');
-    const running = pico(['status', '--root', root, '--json']);
+    const running = await pico(['status', '--root', root, '--json']);
     expect(running.code).toBe(0);
     expect(JSON.parse(running.stdout)).toMatchObject({ state: 'running', status: { pid: d.child.pid, state: 'running' } });
-    expect(pico(['status', '--root', root]).stdout).toMatch(/running \(pid \d+, up \d+s\)/);
+    expect((await pico(['status', '--root', root])).stdout).toMatch(/running \(pid \d+, up \d+s\)/);
     d.child.kill('SIGTERM');
     expect(await rx.waitFor(/^STOPPING=1$/m)).toMatch(/STOPPING=1/);
     expect(await d.exited).toBe(0);
-    const stopped = pico(['status', '--root', root, '--json']);
+    const stopped = await pico(['status', '--root', root, '--json']);
     expect(stopped.code).toBe(3);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ state: 'not_running', reason: 'stopped' });
 
@@ -74,7 +74,7 @@ describe('the daemon as a service, end to end', () => {
     await k.waitFor((l) => l.event === 'ready');
     k.child.kill('SIGKILL');
     await k.exited;
-    const stale = pico(['status', '--root', root]);
+    const stale = await pico(['status', '--root', root]);
     expect(stale.code).toBe(3);
     expect(stale.stdout).toMatch(/not running \(stale status from pid \d+/);
   }, 60_000);
@@ -84,25 +84,25 @@ describe('the daemon as a service, end to end', () => {
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
     const file = join(root, 'examples', 'jobs', 'why-is-the-disk-full.json');
-    const a = pico(['submit', file, '--root', root]);
-    const b = pico(['submit', file, '--root', root, '--json']);
+    const a = await pico(['submit', file, '--root', root]);
+    const b = await pico(['submit', file, '--root', root, '--json']);
     expect(a.code).toBe(0);
     const idA = a.stdout.trim();
     const idB = (JSON.parse(b.stdout) as { job: string }).job;
     expect(idA).toMatch(/^\d{8}-\d{6}-[0-9a-f]{12}$/);
     expect(idB).not.toBe(idA);
-    const watched = pico(['watch', idA, '--root', root]);
+    const watched = await pico(['watch', idA, '--root', root]);
     expect(watched.code).toBe(0);
     expect(watched.stdout).toMatch(/^# {2}0 \d\d:\d\d:\d\d composition/m);
     expect(watched.stdout).toMatch(/answer_sent\s+outcome=answered/);
-    const raw = pico(['watch', idB, '--root', root, '--json']);
+    const raw = await pico(['watch', idB, '--root', root, '--json']);
     const lines = raw.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string });
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i));
     expect(lines.at(-1)!.type).toBe('answer_sent');
 
     const bad = join(root, 'bad.json');
     writeFileSync(bad, '{"job":"job@1"}');
-    const refused = pico(['submit', bad, '--root', root]);
+    const refused = await pico(['submit', bad, '--root', root]);
     expect(refused.code).toBe(2); // the user's mistake, as pico run gives it
     expect(refused.stderr).toMatch(/not a valid job@1[\s\S]*fix:/);
     d.child.kill('SIGTERM');

@@ -21,14 +21,21 @@ import { MAIN_JS, startDaemon, type LogLine, type RunningDaemon } from './spawn.
 /** A sleep duration no other process on the machine uses: it marks the tool's processes. */
 const MARK = String(900_000 + (process.pid % 90_000));
 
-/** Live (not zombie) processes whose command line carries the mark. */
-function marked(): number[] {
+/**
+ * Live (not zombie) processes whose command line carries the mark: the tool's two `sleep`s, and
+ * also its `sh` and the sandbox wrappers around it (bwrap's argv holds the tool's command).
+ * `only: 'sleeps'` keeps the tool's own children: counting every marked process, a wait for "two"
+ * was met by bwrap and its forked child before the tool had started anything, and a worker killed
+ * then takes both down by bwrap's --die-with-parent, leaving no tool at all.
+ */
+function marked(only?: 'sleeps'): number[] {
   const out: number[] = [];
   for (const n of readdirSync('/proc')) {
     if (!/^\d+$/.test(n)) continue;
     try {
-      const cmd = readFileSync(`/proc/${n}/cmdline`, 'utf8');
-      if (cmd.includes(MARK) && procStat(Number(n))?.state !== 'Z') out.push(Number(n));
+      const argv = readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0');
+      if (only === 'sleeps' ? argv[0] !== 'sleep' || argv[1] !== MARK : !argv.some((a) => a.includes(MARK))) continue;
+      if (procStat(Number(n))?.state !== 'Z') out.push(Number(n));
     } catch {
       // gone meanwhile
     }
@@ -66,14 +73,14 @@ function spawnerRoot(hostPids = false): string {
   return root;
 }
 
-/** Start a daemon on `root`, drop the spawner job, and wait until its tool's children run. */
+/** Start a daemon on `root`, drop the spawner job, and wait until its tool's two children run (not its wrappers). */
 async function spawnerInFlight(root: string, args: string[] = []): Promise<{ d: RunningDaemon; id: string }> {
   const d = startDaemon(root, {}, args);
   await d.waitFor((l) => l.event === 'ready');
   const job = { job: 'job@1', goal: 'hang', budget_class: 'background', plan: [{ step: 's1', tool: 'spawner', args: {}, capability: 'extract@1', schema: 'log_summary@2' }] };
   const { id } = await dropIntoInbox(Buffer.from(JSON.stringify(job)), root);
   await d.waitFor((l: LogLine) => l.event === 'step' && l.session === id);
-  await until('the tool\'s two children', () => marked().length >= 2);
+  await until('the tool\'s two children', () => marked('sleeps').length === 2);
   return { d, id };
 }
 
@@ -115,7 +122,7 @@ describe('shutdown and restart leave nothing behind', () => {
     d.child.kill('SIGKILL');
     await d.exited;
     const left = marked();
-    expect(left.length).toBeGreaterThanOrEqual(2); // nothing stopped them so far
+    expect(marked('sleeps').filter((p) => left.includes(p))).toHaveLength(2); // nothing stopped them so far
     const next = startDaemon(root, {}, ['--grace-ms', '1500']);
     await next.waitFor((l) => l.event === 'orphans_killed');
     await until('the orphans to be gone', () => left.every((p) => !marked().includes(p)), 3_000).catch(() => undefined);
@@ -130,7 +137,7 @@ describe('shutdown and restart leave nothing behind', () => {
     writeFileSync(file, JSON.stringify({ job: 'job@1', goal: 'hang', budget_class: 'background', plan: [{ step: 's1', tool: 'spawner', args: {}, capability: 'extract@1', schema: 'log_summary@2' }] }));
     const run = spawn(process.execPath, [MAIN_JS, 'run', file, '--root', root], { stdio: 'ignore' });
     helpers.push(run);
-    await until('the tool\'s two children', () => marked().length >= 2);
+    await until('the tool\'s two children', () => marked('sleeps').length === 2);
     run.kill('SIGTERM');
     await new Promise((ok) => run.once('exit', ok));
     await until('the tool\'s processes to be gone', () => marked().length === 0, 3_000).catch(() => undefined);

@@ -20,7 +20,7 @@ import { tempDir } from '../helpers/temp.js';
 import { tmpfsProbe } from '../helpers/tmpfs.js';
 import { until } from '../helpers/until.js';
 import { goodJob, pruneJob } from './helpers.js';
-import { finished, pico, readyDaemon, startDaemon, stopDaemon, waitsForApproval, type RunningDaemon } from './spawn.js';
+import { finished, picoAsync as pico, readyDaemon, startDaemon, stopDaemon, waitsForApproval, type RunningDaemon } from './spawn.js';
 
 const isRoot = process.geteuid?.() === 0;
 const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
@@ -95,26 +95,26 @@ describe('only a person approves (real daemon)', () => {
       expect(existsSync(join(root, 'sessions', id, 'result.json')), id).toBe(false);
     }
     expect(readdirSync(archive).length).toBe(before);
-    const status = await until('status.json to list the five waiting sessions', () => {
-      const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { waiting?: { session: string }[] } };
+    const status = await until('status.json to list the five waiting sessions', async () => {
+      const s = JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { status: { waiting?: { session: string }[] } };
       const w = (s.status.waiting ?? []).map((x) => x.session).sort();
       return w.length === 5 ? w : null;
     }, 10_000);
     expect(status).toEqual([...ids].sort());
-    const shown = (JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { waiting: { session: string; refused?: string }[] } }).status.waiting;
+    const shown = (JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { status: { waiting: { session: string; refused?: string }[] } }).status.waiting;
     expect(shown.find((w) => w.session === other)?.refused).toMatch(/uid 65534/);
     // the FIFO cancel.json is no request either, and says so
     expect((await d.waitFor((x) => x.event === 'cancel_refused' && x.session === fifo, 10_000)).reason).toBe('not_regular');
 
     // a person's decision still works once the planted link is gone, and names the file's owner
     unlinkSync(decision(link));
-    const ok = pico(['approve', link, '--root', root]);
+    const ok = await pico(['approve', link, '--root', root]);
     expect(ok.code, ok.stderr).toBe(0);
     await d.waitFor(finished(link));
     const granted = events(root, link).find((e) => e.type === 'approval_granted') as { by: string } | undefined;
     expect(granted?.by).toBe(userName(process.geteuid!()) ?? `uid ${process.geteuid!()}`);
     // pico approve refuses to write through the planted approvals/ link
-    const through = pico(['approve', folder, '--root', root]);
+    const through = await pico(['approve', folder, '--root', root]);
     expect(through.code).toBe(2);
     expect(through.stderr).toMatch(/symlink/);
     expect(readdirSync(join(outside, 'approvals'))).toEqual(['prune.json']);
@@ -127,7 +127,7 @@ describe('settings.json cannot stall or leak (real daemon)', () => {
     const root = makeRoot('pico-doors-settings-');
     execFileSync('mkfifo', [join(root, 'settings.json')]);
     const t0 = Date.now();
-    const fifo = pico(['daemon', '--root', root]); // pico() gives up after 30 s: a hang fails here
+    const fifo = await pico(['daemon', '--root', root]); // (await pico()) gives up after 30 s: a hang fails here
     expect(fifo.code).toBe(3);
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(fifo.stderr).toMatch(/settings\.json.*FIFO/);
@@ -138,9 +138,9 @@ describe('settings.json cannot stall or leak (real daemon)', () => {
     if (secretFile !== '/etc/shadow') writeFileSync(secretFile, 'root:$y$j9T$notarealhash:19000:0:99999:7:::\n', { mode: 0o600 });
     const firstLine = readFileSync(secretFile, 'utf8').split('\n')[0]!;
     symlinkSync(secretFile, join(root, 'settings.json'));
-    const s = pico(['daemon', '--root', root]);
+    const s = await pico(['daemon', '--root', root]);
     expect(s.code).toBe(3);
-    const said = s.stdout + s.stderr + pico(['status', '--root', root]).stdout + pico(['status', '--root', root]).stderr;
+    const said = s.stdout + s.stderr + (await pico(['status', '--root', root])).stdout + (await pico(['status', '--root', root])).stderr;
     expect(s.stderr).toContain('settings.json');
     expect(s.stderr).toMatch(/symlink/);
     for (const piece of [firstLine, firstLine.slice(0, 12), firstLine.split(':')[1]!].filter((p) => p.length >= 4)) expect(said).not.toContain(piece);
@@ -174,7 +174,7 @@ describe('gc reaches nothing outside the root', () => {
     writeFileSync(join(rejOut, 'x.json.reason.json'), JSON.stringify({ at: '2020-01-01T00:00:00.000Z' }));
     rmSync(join(root, 'sessions', 'rejected'), { recursive: true, force: true });
     symlinkSync(rejOut, join(root, 'sessions', 'rejected'));
-    const r = pico(['gc', '--older-than', '1d', '--root', root, '--json']);
+    const r = await pico(['gc', '--older-than', '1d', '--root', root, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { sessions: number; rejected: number; kept: { name: string; why: string }[] };
     expect(doc.sessions + doc.rejected).toBe(0);
@@ -187,7 +187,7 @@ describe('gc reaches nothing outside the root', () => {
 
   it('sessions/archive/ as a symlink out of the root: gc --archive writes nothing through it and removes nothing', async () => {
     const root = makeRoot('pico-doors-gc-arch-');
-    const r0 = pico(['run', join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--root', root, '--json']);
+    const r0 = await pico(['run', join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--root', root, '--json']);
     const id = (JSON.parse(r0.stdout) as { session_id: string }).session_id;
     expect(id, r0.stderr).toBeTruthy();
     const result = join(root, 'sessions', id, 'result.json');
@@ -196,7 +196,7 @@ describe('gc reaches nothing outside the root', () => {
     writeFileSync(result, JSON.stringify(doc));
     const outside = tempDir('pico-doors-arch-outside-');
     symlinkSync(outside, join(root, 'sessions', 'archive'));
-    const r = pico(['gc', '--older-than', '1d', '--archive', '--root', root]);
+    const r = await pico(['gc', '--older-than', '1d', '--archive', '--root', root]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/kept sessions\/archive: .*symlink/);
     expect(readdirSync(outside)).toEqual([]);
@@ -216,7 +216,7 @@ describe('report walks follow nothing', () => {
     mkdirSync(b, { mode: 0o700 });
     execFileSync('mkfifo', [join(a, 'events.jsonl')]);
     symlinkSync(join(outside, 'events.jsonl'), join(b, 'events.jsonl'));
-    const r = pico(['report', '--root', root, '--json']);
+    const r = await pico(['report', '--root', root, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('secret-ledger-text');
     const skipped = (JSON.parse(r.stdout) as { ledgers: { skipped_list: { session: string; reason: string }[] } }).ledgers.skipped_list;
@@ -226,10 +226,10 @@ describe('report walks follow nothing', () => {
 });
 
 /** A root whose manifests the attack changed; `pico manifests check`'s exit and output. */
-function checkManifests(change: (root: string) => void): { code: number | null; out: string } {
+async function checkManifests(change: (root: string) => void): Promise<{ code: number | null; out: string }> {
   const root = makeRoot('pico-doors-man-');
   change(root);
-  const r = pico(['manifests', 'check', '--root', root]);
+  const r = await pico(['manifests', 'check', '--root', root]);
   return { code: r.code, out: r.stdout + r.stderr };
 }
 
@@ -241,13 +241,13 @@ const toolWith = (command: string[]) => ({
 });
 
 describe('interpreter code from arguments (pico manifests check)', () => {
-  it('a wrapper in front of the interpreter does not hide it, and "--" does not hide -c', () => {
+  it('a wrapper in front of the interpreter does not hide it, and "--" does not hide -c', async () => {
     const forms = [
       ['sh', '-c', '--', '{x}'], ['timeout', '5', 'sh', '-c', '{x}'], ['nice', 'sh', '-c', '{x}'], ['setsid', 'sh', '-c', '{x}'],
       ['nohup', 'sh', '-c', '{x}'], ['stdbuf', '-o0', 'sh', '-c', '{x}'], ['find', '.', '-exec', 'sh', '-c', '{x}', ';'], ['xargs', 'sh', '-c', '{x}'],
     ];
     for (const command of forms) {
-      const r = checkManifests((root) => writeFileSync(join(root, 'manifests', 'tools', 'evil.json'), JSON.stringify(toolWith(command))));
+      const r = await checkManifests((root) => writeFileSync(join(root, 'manifests', 'tools', 'evil.json'), JSON.stringify(toolWith(command))));
       expect(r.code, JSON.stringify(command)).toBe(3);
       expect(r.out, JSON.stringify(command)).toMatch(/evil\.json.*command\.\d+.*as code/s);
     }
@@ -255,8 +255,8 @@ describe('interpreter code from arguments (pico manifests check)', () => {
 });
 
 describe('manifests that load but should not (pico manifests check)', () => {
-  it('two schemas with one id are a load error naming both files', () => {
-    const r = checkManifests((root) => {
+  it('two schemas with one id are a load error naming both files', async () => {
+    const r = await checkManifests((root) => {
       const dir = join(root, 'manifests', 'schemas');
       const name = readdirSync(dir).find((n) => n.endsWith('.json'))!;
       writeFileSync(join(dir, `copy-of-${name}`), readFileSync(join(dir, name)));
@@ -266,8 +266,8 @@ describe('manifests that load but should not (pico manifests check)', () => {
     expect(r.out).toMatch(/already|twice|duplicate/i);
   }, 30_000);
 
-  it('a duplicate key within one manifest is a load error naming both lines', () => {
-    const r = checkManifests((root) => {
+  it('a duplicate key within one manifest is a load error naming both lines', async () => {
+    const r = await checkManifests((root) => {
       const text = JSON.stringify(toolWith(['cat']), null, 2).replace('"effect": "read_only"', '"effect": "destructive",\n  "effect": "read_only"');
       writeFileSync(join(root, 'manifests', 'tools', 'evil.json'), text);
     });
@@ -275,8 +275,8 @@ describe('manifests that load but should not (pico manifests check)', () => {
     expect(r.out).toMatch(/evil\.json.*"effect" appears twice, at line \d+ and again at line \d+/s);
   }, 30_000);
 
-  it('a manifest that is not UTF-8 is a load error naming the byte', () => {
-    const r = checkManifests((root) => {
+  it('a manifest that is not UTF-8 is a load error naming the byte', async () => {
+    const r = await checkManifests((root) => {
       const text = Buffer.from(JSON.stringify(toolWith(['cat'])).replace('"x"', '"caf\u00e9"'), 'latin1');
       writeFileSync(join(root, 'manifests', 'tools', 'evil.json'), text);
     });
@@ -284,8 +284,8 @@ describe('manifests that load but should not (pico manifests check)', () => {
     expect(r.out).toMatch(/evil\.json.*not UTF-8/s);
   }, 30_000);
 
-  it('one provider serving a control and a data capability is a load error', () => {
-    const r = checkManifests((root) => {
+  it('one provider serving a control and a data capability is a load error', async () => {
+    const r = await checkManifests((root) => {
       const dir = join(root, 'manifests', 'providers');
       const name = readdirSync(dir).find((n) => {
         const p = JSON.parse(readFileSync(join(dir, n), 'utf8')) as { implements?: string[] };
@@ -386,19 +386,19 @@ describe('a pause for inodes shows (real daemon, real tmpfs)', () => {
       const id = '20261202-000000-0123456789ab';
       renameSync(staged, join(root, 'sessions', 'inbox', `${id}.json`)); // a rename needs no new inode
       await d.waitFor((l) => l.event === 'paused', 30_000);
-      const paused = await until('status.json to say paused', () => {
-        const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { paused?: { code: string } | null } };
+      const paused = await until('status.json to say paused', async () => {
+        const s = JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { status: { paused?: { code: string } | null } };
         return s.status.paused ?? null;
       }, 20_000, 200);
       expect(paused.code).toBe('ENOSPC');
-      expect(pico(['status', '--root', root]).stdout).toMatch(/paused: +ENOSPC/);
+      expect((await pico(['status', '--root', root])).stdout).toMatch(/paused: +ENOSPC/);
       const h = await getOverSocket(socket, '/health');
       expect(h.code).toBe(503);
       expect(h.body.paused).toMatchObject({ code: 'ENOSPC' });
       rmSync(filler, { recursive: true, force: true });
       await d.waitFor(finished(id), 30_000);
-      await until('status.json to say the pause is over', () => {
-        const s = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { status: { paused?: unknown } };
+      await until('status.json to say the pause is over', async () => {
+        const s = JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { status: { paused?: unknown } };
         return s.status.paused == null;
       }, 20_000, 200);
       await stopDaemon(d);
@@ -414,10 +414,10 @@ describe('terminal injection', () => {
     const job = { ...goodJob('interactive'), goal: 'why is the disk full?\u0007\u0008\r\u001b[2J\u001b]0;owned\u0007' };
     const jobFile = join(tempDir('pico-doors-job-'), 'job.json');
     writeFileSync(jobFile, JSON.stringify(job));
-    const run = pico(['run', jobFile, '--root', root, '--json']);
+    const run = await pico(['run', jobFile, '--root', root, '--json']);
     const id = (JSON.parse(run.stdout) as { session_id: string }).session_id;
-    const show = pico(['show', id, '--full', '--root', root]);
-    const watch = pico(['watch', id, '--root', root]);
+    const show = await pico(['show', id, '--full', '--root', root]);
+    const watch = await pico(['watch', id, '--root', root]);
     for (const out of [show.stdout, watch.stdout]) {
       expect(out).toContain('\\u001b[2J');
       expect(out).not.toMatch(/[\u0007\u0008\r\u001b]/);

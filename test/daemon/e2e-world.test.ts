@@ -7,18 +7,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { makeRoot } from '../helpers/root.js';
-import { pico, readyDaemon, startDaemon, stopDaemon } from './spawn.js';
+import { picoAsync as pico, readyDaemon, startDaemon, stopDaemon } from './spawn.js';
 
 describe('the execution world under the daemon', () => {
   it('pico status shows the isolation level and what is not enforced, as the worker observed it', async () => {
     const root = makeRoot('pico-e2e-world-');
     const d = startDaemon(root);
     const seen = await d.waitFor((l) => l.event === 'world');
-    const text = pico(['status', '--root', root]);
+    const text = await pico(['status', '--root', root]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`world: +isolation ${String(seen.isolation)}`));
     expect(text.stdout).toContain('not enforced: ');
-    const json = JSON.parse(pico(['status', '--root', root, '--json']).stdout) as { world: { level: string; not_enforced: string[] } };
+    const json = JSON.parse((await pico(['status', '--root', root, '--json'])).stdout) as { world: { level: string; not_enforced: string[] } };
     expect(json.world.level).toBe(seen.isolation);
     expect(json.world.not_enforced).toEqual(seen.not_enforced);
     await stopDaemon(d);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultSettings, loadSettings, SettingsError } from '../../src/daemon/settings.js';
 import { tempRoot } from './helpers.js';
-import { pico } from './spawn.js';
+import { picoAsync as pico } from './spawn.js';
 import { thrownBy } from '../helpers/thrown.js';
 
 describe('settings.json', () => {
@@ -46,10 +46,10 @@ describe('settings.json', () => {
     expect((err as SettingsError).fix).toMatch(/docs\/operating\.md, "Settings"|remove it/);
   });
 
-  it('pico daemon on a root with a broken settings file exits 3 with the file and the fix, before it takes the lock', () => {
+  it('pico daemon on a root with a broken settings file exits 3 with the file and the fix, before it takes the lock', async () => {
     const root = tempRoot();
     writeFileSync(join(root, 'settings.json'), JSON.stringify({ settings: 'settings@1', worker_idle_ms: -1 }));
-    const r = pico(['daemon', '--root', root]);
+    const r = await pico(['daemon', '--root', root]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`${join(root, 'settings.json')}: worker_idle_ms`);
     expect(r.stderr).toMatch(/^fix: correct /m);

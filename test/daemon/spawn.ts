@@ -95,8 +95,13 @@ export const waitsForApproval = (id: string) => (l: LogLine): boolean => l.event
  * with an RPC timeout on a loaded machine); returns exit code and output.
  */
 export function picoAsync(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runAsync(process.execPath, [MAIN_JS, ...args], opts);
+}
+
+/** Run any program to completion without blocking this worker's event loop (as picoAsync does for pico). */
+export function runAsync(file: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN_JS, ...args], { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

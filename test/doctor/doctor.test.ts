@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeCheck } from '../../src/doctor/runtime.js';
 import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
-import { MAIN_JS, pico } from '../daemon/spawn.js';
+import { MAIN_JS, picoAsync as pico } from '../daemon/spawn.js';
 
 type Doc = { ok: boolean; checks: { group: string; name: string; level: string; detail: string; fix: string }[] };
 
@@ -34,9 +34,9 @@ function goodRoot(): string {
 }
 
 describe('pico doctor', () => {
-  it('a good root gets only ok and warn lines, exit 0, and every line that is not ok carries a fix', () => {
+  it('a good root gets only ok and warn lines, exit 0, and every line that is not ok carries a fix', async () => {
     const root = goodRoot();
-    const r = pico(['doctor', '--root', root, '--json']);
+    const r = await pico(['doctor', '--root', root, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Doc;
     expect(doc.ok).toBe(true);
@@ -46,18 +46,18 @@ describe('pico doctor', () => {
     expect(doc.checks.find((c) => c.name === 'better-sqlite3')?.level).toBe('ok');
     expect(doc.checks.find((c) => c.name === 'sessions/rejected')?.level).toBe('ok'); // init makes it 0700
     // the human form: one line per check, starting with its level
-    const human = pico(['doctor', '--root', root]);
+    const human = await pico(['doctor', '--root', root]);
     expect(human.code).toBe(0);
     const lines = human.stdout.split('\n').filter((l) => /^(ok|warn|fail) /.test(l));
     expect(lines.length).toBe(doc.checks.length);
   }, 60_000);
 
-  it('a model file whose bytes do not match the pinned sha256 fails, naming the file and the fix; exit 1', () => {
+  it('a model file whose bytes do not match the pinned sha256 fails, naming the file and the fix; exit 1', async () => {
     const root = goodRoot();
     mkdirSync(join(root, 'models'), { recursive: true });
     writeFileSync(join(root, 'models', 'tiny.gguf'), 'GGUF not really a model');
     ggufProvider(root, 'tiny-model', 'models/tiny.gguf', 'a'.repeat(64));
-    const r = pico(['doctor', '--root', root]);
+    const r = await pico(['doctor', '--root', root]);
     expect(r.code).toBe(1);
     const line = r.stdout.split('\n').find((l) => l.startsWith('fail') && l.includes('tiny-model'));
     expect(line).toContain(join(root, 'models', 'tiny.gguf'));
@@ -66,30 +66,30 @@ describe('pico doctor', () => {
     expect(r.stderr).toContain('hashing'); // a person is told that it hashes, before it does
   }, 60_000);
 
-  it('a matching model file is ok, and the second run takes the hash from the cache until the file changes', () => {
+  it('a matching model file is ok, and the second run takes the hash from the cache until the file changes', async () => {
     const root = goodRoot();
     mkdirSync(join(root, 'models'), { recursive: true });
     const file = join(root, 'models', 'tiny.gguf');
     writeFileSync(file, 'GGUF pinned bytes');
     ggufProvider(root, 'tiny-model', 'models/tiny.gguf', createHash('sha256').update('GGUF pinned bytes').digest('hex'));
-    const first = JSON.parse(pico(['doctor', '--root', root, '--json']).stdout) as Doc;
+    const first = JSON.parse((await pico(['doctor', '--root', root, '--json'])).stdout) as Doc;
     expect(first.checks.find((c) => c.name === 'tiny-model')).toMatchObject({ level: 'ok' });
-    const second = pico(['doctor', '--root', root, '--json']);
+    const second = await pico(['doctor', '--root', root, '--json']);
     expect((JSON.parse(second.stdout) as Doc).checks.find((c) => c.name === 'tiny-model')?.detail).toContain('cached');
     expect(second.stderr).not.toContain('hashing');
     writeFileSync(file, 'GGUF other bytes!'); // same size, new mtime and content
-    const third = pico(['doctor', '--root', root, '--json']);
+    const third = await pico(['doctor', '--root', root, '--json']);
     expect(third.code).toBe(1);
     expect((JSON.parse(third.stdout) as Doc).checks.find((c) => c.name === 'tiny-model')?.level).toBe('fail');
   }, 60_000);
 
-  it('a missing model file fails naming the path; a readable rejected/ warns and a folder of another owner fails, each with its fix', () => {
+  it('a missing model file fails naming the path; a readable rejected/ warns and a folder of another owner fails, each with its fix', async () => {
     const root = goodRoot();
     ggufProvider(root, 'gone-model', 'models/gone.gguf', 'b'.repeat(64));
     chmodSync(join(root, 'sessions', 'rejected'), 0o755);
     const asRoot = process.getuid?.() === 0; // only root can give a folder to another user
     if (asRoot) chownSync(join(root, 'memory'), 65534, 65534);
-    const doc = JSON.parse(pico(['doctor', '--root', root, '--json']).stdout) as Doc;
+    const doc = JSON.parse((await pico(['doctor', '--root', root, '--json'])).stdout) as Doc;
     const gone = doc.checks.find((c) => c.name === 'gone-model')!;
     expect(gone.level).toBe('fail');
     expect(gone.detail).toContain(join(root, 'models', 'gone.gguf'));
@@ -105,12 +105,12 @@ describe('pico doctor', () => {
     expect(nodeCheck('20.11.1').level).toBe('ok');
   });
 
-  it('pico --version prints the package version from the package.json beside the code, whatever the current folder', () => {
+  it('pico --version prints the package version from the package.json beside the code, whatever the current folder', async () => {
     const r = spawnSync(process.execPath, [MAIN_JS, '--version', '--json'], { encoding: 'utf8', cwd: tempRoot('pico-version-') });
     expect(r.status).toBe(0);
     const v = JSON.parse(r.stdout) as { name: string; version: string; node: string };
     expect(v).toMatchObject({ name: 'picoharness', node: process.versions.node });
     expect(v.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(pico(['-V']).stdout).toBe(`picoharness ${v.version} (node ${process.versions.node})\n`);
+    expect((await pico(['-V'])).stdout).toBe(`picoharness ${v.version} (node ${process.versions.node})\n`);
   });
 });

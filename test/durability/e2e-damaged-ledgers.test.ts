@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon } from '../daemon/spawn.js';
 
 /** Run the example job in the foreground; returns its session id. */
-function runExample(root: string): string {
-  const r = pico(['run', join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--root', root, '--json']);
+async function runExample(root: string): Promise<string> {
+  const r = await pico(['run', join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--root', root, '--json']);
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { session_id: string }).session_id;
 }
@@ -36,7 +36,7 @@ describe('damaged ledgers', () => {
   it('every kind of damage before the tail of an unfinished ledger is set aside and the session closed once, with the damage named in result.json', async () => {
     const root = tempRoot('pico-e2e-damage-');
     initRoot(root);
-    const template = runExample(root);
+    const template = await runExample(root);
     // unfinished: the answer and everything after the first fact are gone, as after a crash
     const damage: Record<string, (l: string[]) => Buffer> = {
       garbage: (l) => Buffer.from([...l.slice(0, 3), 'this is not an event', ...l.slice(3)].join('\n') + '\n'),
@@ -81,15 +81,15 @@ describe('damaged ledgers', () => {
     expect(again.lines.filter((l) => Object.values(ids).includes(String(l.session)))).toEqual([]);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-    const check = pico(['check', '--root', root]);
+    const check = await pico(['check', '--root', root]);
     expect(check.code, check.stdout).toBe(0);
   }, 120_000);
 
-  it('a finished ledger cut at a line boundary, a tampered blob and events after the answer are reported by check, show, replay and memory rebuild, never as internal errors', () => {
+  it('a finished ledger cut at a line boundary, a tampered blob and events after the answer are reported by check, show, replay and memory rebuild, never as internal errors', async () => {
     const root = tempRoot('pico-e2e-cut-');
     initRoot(root);
-    const template = runExample(root);
-    expect(pico(['check', '--root', root]).code).toBe(0);
+    const template = await runExample(root);
+    expect((await pico(['check', '--root', root])).code).toBe(0);
 
     const cut = '20261201-000000-0000000000c1';
     const cutDir = copySession(root, template, cut);
@@ -102,7 +102,7 @@ describe('damaged ledgers', () => {
     const last = JSON.parse(lines(afterDir).at(-1)!) as Record<string, unknown>;
     writeFileSync(join(afterDir, 'events.jsonl'), readFileSync(join(afterDir, 'events.jsonl'), 'utf8') + JSON.stringify({ ...last, seq: (last.seq as number) + 1 }) + '\n');
 
-    const check = pico(['check', '--root', root]);
+    const check = await pico(['check', '--root', root]);
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(new RegExp(`DAMAGED ${cut}`));
     expect(check.stdout).toMatch(/the ledger holds no answer: it lost its end \(it has 9 events\)/);
@@ -110,17 +110,17 @@ describe('damaged ledgers', () => {
     expect(check.stdout).toMatch(new RegExp(`DAMAGED ${after}[^\\n]*\\n[^\\n]*1 event\\(s\\) after the answer`));
     expect(check.stdout).toMatch(/fix: /);
     expect(check.stdout).not.toMatch(new RegExp(`DAMAGED ${template}`));
-    const json = JSON.parse(pico(['check', '--root', root, '--json']).stdout) as { checked: number; damaged: number; sessions: { session: string; problems: { file: string }[] }[] };
+    const json = JSON.parse((await pico(['check', '--root', root, '--json'])).stdout) as { checked: number; damaged: number; sessions: { session: string; problems: { file: string }[] }[] };
     expect(json).toMatchObject({ checked: 3, damaged: 2 });
     expect(json.sessions.find((s) => s.session === cut)!.problems[0]!.file).toMatch(/events\.jsonl$/);
 
-    const show = pico(['show', cut, '--root', root]);
+    const show = await pico(['show', cut, '--root', root]);
     expect(show.code).toBe(1);
     expect(show.stdout.split('\n').filter(Boolean)).toHaveLength(9); // the intact events are still shown
     expect(show.stderr).toMatch(new RegExp(`session ${cut} is damaged`));
     expect(show.stderr).toMatch(/events\.jsonl: .*\n\s+fix: /);
     for (const args of [['replay', cut], ['replay', after], ['memory', 'rebuild']]) {
-      const r = pico([...args, '--root', root]);
+      const r = await pico([...args, '--root', root]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
       expect(r.stderr, args.join(' ')).toMatch(/damaged/);
       expect(r.stderr, args.join(' ')).toMatch(/events\.jsonl/);
@@ -131,34 +131,34 @@ describe('damaged ledgers', () => {
     writeFileSync(join(root, 'examples', 'data', 'big.txt'), 'Nov 29 kernel: disk full\n'.repeat(400));
     const bigJob = join(root, 'big.json');
     writeFileSync(bigJob, JSON.stringify({ job: 'job@1', goal: 'summarise the big log', budget_class: 'interactive', plan: [{ step: 'log', tool: 'read_file', args: { path: 'examples/data/big.txt' }, capability: 'extract@1', schema: 'log_summary@2' }] }));
-    const big = JSON.parse(pico(['run', bigJob, '--root', root, '--json']).stdout) as { session_id: string };
-    expect(pico(['check', big.session_id, '--root', root]).code).toBe(0);
+    const big = JSON.parse((await pico(['run', bigJob, '--root', root, '--json'])).stdout) as { session_id: string };
+    expect((await pico(['check', big.session_id, '--root', root])).code).toBe(0);
     const blobs = join(root, 'sessions', big.session_id, 'blobs');
     const [blob] = readdirSync(blobs);
     writeFileSync(join(blobs, blob!), 'tampered');
-    const tampered = pico(['check', big.session_id, '--root', root]);
+    const tampered = await pico(['check', big.session_id, '--root', root]);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toMatch(/blobs\/[0-9a-f]{64}: the blob's content hashes to [0-9a-f]+…, not to its name/);
     rmSync(join(blobs, blob!));
-    expect(pico(['check', big.session_id, '--root', root]).stdout).toMatch(/a blob the ledger cites is missing/);
+    expect((await pico(['check', big.session_id, '--root', root])).stdout).toMatch(/a blob the ledger cites is missing/);
   }, 90_000);
 
   it('a result.json cut short (as a disk that lied leaves it) is rewritten whole from the ledger on the next start, which gains nothing', async () => {
     const root = tempRoot('pico-e2e-cutresult-');
     initRoot(root);
-    const id = runExample(root);
+    const id = await runExample(root);
     const dir = join(root, 'sessions', id);
     const whole = readFileSync(join(dir, 'result.json'));
     const ledger = readFileSync(join(dir, 'events.jsonl'));
     expect(whole.length).toBeGreaterThan(4096);
     writeFileSync(join(dir, 'result.json'), whole.subarray(0, 4096));
-    expect(pico(['check', '--root', root]).code).toBe(1);
+    expect((await pico(['check', '--root', root])).code).toBe(1);
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
     expect(readFileSync(join(dir, 'result.json')).equals(whole)).toBe(true);
     expect(readFileSync(join(dir, 'events.jsonl')).equals(ledger)).toBe(true);
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
-    expect(pico(['check', '--root', root]).code).toBe(0);
+    expect((await pico(['check', '--root', root])).code).toBe(0);
   }, 60_000);
 });

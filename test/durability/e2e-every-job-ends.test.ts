@@ -11,7 +11,7 @@ import { linkSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReasonFile } from '../../src/daemon/reject.js';
-import { pico, readyDaemon, startDaemon, stopDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, readyDaemon, startDaemon, stopDaemon } from '../daemon/spawn.js';
 import { makeRoot } from '../helpers/root.js';
 
 type Plan = { step: string; tool?: string; args?: Record<string, unknown>; capability: string; schema: string; from?: string[] }[];
@@ -68,7 +68,7 @@ describe('every accepted job ends', () => {
     expect(result.outcome).toBe('declined');
     expect(result.missing.join(' ')).toMatch(/the job cannot run on this root: step disk: unknown tool "retired_tool"/);
     expect(result.answer).toMatch(/unknown tool "retired_tool"/);
-    const watch = pico(['watch', id, '--root', root]);
+    const watch = await pico(['watch', id, '--root', root]);
     expect(watch.code).toBe(1);
     expect(watch.stdout).toMatch(/answer_sent\s+outcome=declined/);
     expect(d.lines.filter((l) => l.event === 'failed' || l.event === 'closing')).toEqual([]);
@@ -77,7 +77,7 @@ describe('every accepted job ends', () => {
     const again = await readyDaemon(root);
     expect(again.lines.filter((l) => l.event === 'queued' || l.event === 'resumed')).toEqual([]);
     await stopDaemon(again);
-    expect(pico(['check', '--root', root]).code).toBe(0);
+    expect((await pico(['check', '--root', root])).code).toBe(0);
   }, 90_000);
 
   it('a session the runtime fails on is closed with the error as its reason instead of being retried at every start', async () => {
@@ -144,7 +144,7 @@ describe('every accepted job ends', () => {
     await stopDaemon(d);
   }, 60_000);
 
-  it('pico run and pico call report names the root does not know, too-deep args and non-UTF-8 as the user\'s error (exit 2), never as an internal error', () => {
+  it('pico run and pico call report names the root does not know, too-deep args and non-UTF-8 as the user\'s error (exit 2), never as an internal error', async () => {
     const root = makeRoot('pico-e2e-run-');
     const base = exampleJob(root);
     const file = (name: string, body: string | Buffer) => {
@@ -159,13 +159,13 @@ describe('every accepted job ends', () => {
       latin1: { path: file('latin1.json', Buffer.concat([Buffer.from('{"job":"job@1","goal":"caf'), Buffer.from([0xe9]), Buffer.from('"}')])), message: /byte offset 26 \(0xe9\) is not valid UTF-8/ },
     };
     for (const [name, r] of Object.entries(runs)) {
-      const out = pico(['run', r.path, '--root', root]);
+      const out = await pico(['run', r.path, '--root', root]);
       expect(out.code, `${name}: ${out.stderr}`).toBe(2);
       expect(out.stderr, name).toMatch(r.message);
       expect(out.stderr, name).not.toMatch(/internal error/);
     }
     // pico submit applies the daemon's rules before anything reaches the inbox
-    const submitted = pico(['submit', runs.tool!.path, '--root', root]);
+    const submitted = await pico(['submit', runs.tool!.path, '--root', root]);
     expect(submitted.code).toBe(2);
     expect(submitted.stderr + submitted.stdout).toMatch(/unknown tool "nope"/);
     expect(readdirSync(join(root, 'sessions', 'inbox'))).toEqual([]);
@@ -175,18 +175,18 @@ describe('every accepted job ends', () => {
       [['call', 'extract@9', '--schema', 'log_summary@2', '--input', input], /unknown capability "extract@9"/],
       [['call', 'extract@1', '--schema', 'nope@1', '--input', input], /unknown schema "nope@1"/],
     ] as const) {
-      const out = pico([...args, '--root', root]);
+      const out = await pico([...args, '--root', root]);
       expect(out.code, out.stderr).toBe(2);
       expect(out.stderr).toMatch(message);
     }
     expect(readdirSync(join(root, 'sessions')).filter((n) => /^\d{8}-/.test(n))).toEqual([]);
   }, 60_000);
 
-  it('pico watch says so and ends when no daemon serves the root', () => {
+  it('pico watch says so and ends when no daemon serves the root', async () => {
     const root = makeRoot('pico-e2e-watch-');
     const id = '20261201-000000-0000000000ff';
     writeFileSync(join(root, 'sessions', 'inbox', `${id}.json`), JSON.stringify(exampleJob(root)));
-    const out = pico(['watch', id, '--root', root]);
+    const out = await pico(['watch', id, '--root', root]);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/no daemon serves .*no daemon was ever started.*pico daemon --root/s);
   }, 30_000);

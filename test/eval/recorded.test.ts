@@ -8,7 +8,7 @@
  * `pico` runs as the real compiled CLI (dist/; build first) with real files;
  * the reference scorer runs as the real Python script.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,21 +32,39 @@ const havePython = haveCorpora && existsSync(SCORER) && spawnSync('python3', ['-
 if (!haveCorpora) console.warn(`[test/eval] corpus tests skipped: ${CORPORA} is absent (the shared folder beside the repo)`);
 else if (!havePython) console.warn('[test/eval] reference-scorer comparison skipped: python3 or ../shared/tools/score-corpus is absent');
 
+/** How long a test here may take: each runs the CLI over a whole corpus, minutes on a loaded box. */
+const CLI_MS = 300_000;
+
+/**
+ * A command run to its end without blocking this worker (vitest's worker must keep answering its
+ * runner: a corpus run held in spawnSync blocked it for most of a minute on a loaded box).
+ */
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
 // the commands run from the checkout (relative paths are the repository's) on a root of their own:
 // the checkout itself is never a root
 let root: string | undefined;
 function pico(args: string[]) {
   root ??= makeRoot('pico-eval-recorded-');
-  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', cwd: REPO, maxBuffer: 64 << 20, env: { ...process.env, PICO_ROOT: root } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return run(process.execPath, [MAIN, ...args], { ...process.env, PICO_ROOT: root });
 }
 
 type Row = { id: string; ok: boolean; value?: unknown };
 type Case = { id: string; category?: string; expected?: unknown; expected_error?: boolean; allowed?: Record<string, unknown[]> };
 
 /** `pico ladder --corpus FILE --json` rows, and the file they were written to. */
-function ladderRows(corpus: string): { rows: Row[]; file: string } {
-  const r = pico(['ladder', '--corpus', corpus, '--json']);
+async function ladderRows(corpus: string): Promise<{ rows: Row[]; file: string }> {
+  const r = await pico(['ladder', '--corpus', corpus, '--json']);
   expect(r.code, r.stderr).toBe(0);
   const file = path.join(tempDir('pico-eval-rows-'), 'rows.json');
   writeFileSync(file, r.stdout);
@@ -78,11 +96,11 @@ describe('scoring as the corpora README says', () => {
     expect(isRight(c, { ok: true, value: { name: 'x', arguments: {} } })).toBe(false);
   });
 
-  it.skipIf(!havePython)('the TypeScript scorer gives the Python reference scorer\'s verdict on every case of both corpora', () => {
+  it.skipIf(!havePython)('the TypeScript scorer gives the Python reference scorer\'s verdict on every case of both corpora', async () => {
     for (const corpus of [TOOLCALLS, LADDER]) {
-      const { rows, file } = ladderRows(corpus);
-      const py = spawnSync('python3', [SCORER, corpus, '--results', file, '--misses', '100000'], { encoding: 'utf8', cwd: REPO });
-      expect(py.status, py.stderr).toBe(0);
+      const { rows, file } = await ladderRows(corpus);
+      const py = await run('python3', [SCORER, corpus, '--results', file, '--misses', '100000']);
+      expect(py.code, py.stderr).toBe(0);
       const pyMisses = new Set(py.stdout.split('\n').filter((l) => l.startsWith('miss ')).map((l) => l.slice(5).split(' - ')[0]!));
       const cases = JSON.parse(readFileSync(corpus, 'utf8')) as Case[];
       const byId = new Map(rows.map((r) => [r.id, r]));
@@ -94,18 +112,18 @@ describe('scoring as the corpora README says', () => {
       const pyScore = /score: (\d+)\/(\d+)/.exec(py.stdout)!;
       expect(cases.length - tsMisses.size).toBe(Number(pyScore[1]));
     }
-  });
+  }, CLI_MS);
 });
 
 describe.skipIf(!haveCorpora)('pico eval --recorded on toolcalls-dev.json (issue 16)', () => {
-  it('raw is near zero, ladder far above it, and every ladder verdict and value is the one pico ladder --corpus gives', () => {
-    const r = pico(['eval', TOOLCALLS, '--recorded', '--json']);
+  it('raw is near zero, ladder far above it, and every ladder verdict and value is the one pico ladder --corpus gives', async () => {
+    const r = await pico(['eval', TOOLCALLS, '--recorded', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { modes: Record<string, { score: number; right: number; cases: number }>; cases: Array<{ id: string; modes: Record<string, { ok: boolean; right: boolean; value?: unknown }> }> };
     expect(Object.keys(out.modes)).toEqual(['raw', 'extract', 'ladder']);
     expect(out.modes.raw!.score).toBeLessThan(0.05);
     expect(out.modes.ladder!.score).toBeGreaterThan(out.modes.raw!.score + 0.5);
-    const { rows } = ladderRows(TOOLCALLS);
+    const { rows } = await ladderRows(TOOLCALLS);
     expect(out.cases.map((c) => c.id)).toEqual(rows.map((x) => x.id));
     rows.forEach((row, i) => {
       const mine = out.cases[i]!.modes.ladder!;
@@ -115,18 +133,18 @@ describe.skipIf(!haveCorpora)('pico eval --recorded on toolcalls-dev.json (issue
     const cases = JSON.parse(readFileSync(TOOLCALLS, 'utf8')) as Case[];
     const right = rows.filter((row, i) => isRight(cases[i]!, row.ok ? { ok: true, value: row.value } : { ok: false, classified: true })).length;
     expect(out.modes.ladder!.right).toBe(right);
-  });
+  }, CLI_MS);
 
-  it('the human table lists each mode with its legend, and retry or grammar on recorded text is refused with exit 2', () => {
-    const r = pico(['eval', TOOLCALLS, '--recorded']);
+  it('the human table lists each mode with its legend, and retry or grammar on recorded text is refused with exit 2', async () => {
+    const r = await pico(['eval', TOOLCALLS, '--recorded']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^raw +0\.0\d\d/m);
     expect(r.stdout).toMatch(/^ladder +0\.9\d\d/m);
     expect(r.stdout).toContain('p50/p90  model wall time per case');
-    const bad = pico(['eval', TOOLCALLS, '--recorded', '--modes', 'ladder,retry']);
+    const bad = await pico(['eval', TOOLCALLS, '--recorded', '--modes', 'ladder,retry']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('retry cannot run on recorded text');
-  });
+  }, CLI_MS);
 });
 
 describe('the shipped eval set (examples/eval/admin.json)', () => {
@@ -162,30 +180,30 @@ describe('the shipped eval set (examples/eval/admin.json)', () => {
 });
 
 describe('bad input is a clear exit 2', () => {
-  it('a tool-call case without a query asks for one (or --recorded); an unknown tool, provider or mode is named', () => {
+  it('a tool-call case without a query asks for one (or --recorded); an unknown tool, provider or mode is named', async () => {
     const dir = tempDir('pico-eval-bad-');
     const noQuery = path.join(dir, 'no-query.json');
     writeFileSync(noQuery, JSON.stringify([{ id: 'a', category: 'tool-call', tools: ['capture_df'], expected: { name: 'capture_df', arguments: {} } }]));
-    const r1 = pico(['eval', noQuery, '--provider', 'log-summary-parser']);
+    const r1 = await pico(['eval', noQuery, '--provider', 'log-summary-parser']);
     expect(r1.code).toBe(2);
     expect(r1.stderr).toContain('case "a": a tool-call case needs "query"');
     expect(r1.stderr).toContain('--recorded');
     const unknown = path.join(dir, 'unknown.json');
     writeFileSync(unknown, JSON.stringify([{ id: 'b', query: 'q', tools: ['format_disk'], expected_error: true }]));
-    const r2 = pico(['eval', unknown, '--recorded']);
+    const r2 = await pico(['eval', unknown, '--recorded']);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('no tool manifest for format_disk');
-    const r3 = pico(['eval', SHIPPED, '--provider', 'nope']);
+    const r3 = await pico(['eval', SHIPPED, '--provider', 'nope']);
     expect(r3.code).toBe(2);
     expect(r3.stderr).toContain('--provider nope: no such provider');
-    const r4 = pico(['eval', SHIPPED, '--provider', 'log-summary-parser']);
+    const r4 = await pico(['eval', SHIPPED, '--provider', 'log-summary-parser']);
     expect(r4.code).toBe(2);
     expect(r4.stderr).toContain('is a code provider');
-    const r5 = pico(['eval', SHIPPED, '--recorded', '--modes', 'json']);
+    const r5 = await pico(['eval', SHIPPED, '--recorded', '--modes', 'json']);
     expect(r5.code).toBe(2);
     expect(r5.stderr).toContain('unknown mode "json"');
-    const r6 = pico(['eval', path.join(dir, 'missing.json'), '--recorded']);
+    const r6 = await pico(['eval', path.join(dir, 'missing.json'), '--recorded']);
     expect(r6.code).toBe(2);
     expect(r6.stderr).toContain(`${path.join(dir, 'missing.json')}: no such file`);
-  });
+  }, CLI_MS);
 });

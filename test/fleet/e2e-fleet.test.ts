@@ -29,7 +29,7 @@ import { runReport, type ReportResult } from '../../src/memory/reports.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { initRoot } from '../../src/root/init.js';
 import { isSessionId } from '../../src/ledger/session-id.js';
-import { NATS_SERVER, natsInTemp, pico, startNats, startPico, type Proc } from './procs.js';
+import { NATS_SERVER, natsInTemp, pico, sleep, startNats, startPico, type Proc } from './procs.js';
 
 const BOXES = ['b1', 'b2', 'b3'] as const;
 type Box = (typeof BOXES)[number];
@@ -38,8 +38,6 @@ const JOBS = FULL ? 60 : 18;
 const SERVER_AWAY_MS = FULL ? 30_000 : 3_000;
 const KILLS = FULL ? 12 : 4;
 const SEED = process.env.PICO_FLEET_E2E_SEED !== undefined ? Number(process.env.PICO_FLEET_E2E_SEED) : Math.floor(Math.random() * 2 ** 31);
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** A small seeded generator (mulberry32): the same seed, the same choices. */
 function seeded(seed: number): () => number {
   let a = seed >>> 0;
@@ -203,8 +201,8 @@ async function run(): Promise<void> {
     }
   }
   // the user's commands, as a person runs them
-  const cli = (...args: string[]): { code: number | null; out: unknown } => {
-    const r = pico(['fleet', ...args, '--server', server, '--json']);
+  const cli = async (...args: string[]): Promise<{ code: number | null; out: unknown }> => {
+    const r = await pico(['fleet', ...args, '--server', server, '--json']);
     let out: unknown = null;
     try {
       out = JSON.parse(r.stdout);
@@ -213,24 +211,24 @@ async function run(): Promise<void> {
     }
     return { code: r.code, out };
   };
-  const status = cli('status');
+  const status = await cli('status');
   expect(status.code).toBe(0);
   expect((status.out as { box: string; online: boolean }[]).map((b) => [b.box, b.online])).toEqual(BOXES.map((b) => [b, true]));
-  const listed = cli('jobs');
+  const listed = await cli('jobs');
   expect(listed.code).toBe(0);
   const byId = new Map((listed.out as { id: string; state: string; box: string }[]).map((r) => [r.id, r]));
   for (const j of ids) expect(byId.get(j.id)?.state, j.id).toBe('ended');
   for (const j of ids) expect(byId.get(j.id)?.box, j.id).toBe(ranOn(j.id)[0]);
-  const resubmit = cli('submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'box=b2', '--id', ids[0]!.id);
+  const resubmit = await cli('submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'box=b2', '--id', ids[0]!.id);
   expect(resubmit.out).toMatchObject({ id: ids[0]!.id, queued: false, claimed_by: ranOn(ids[0]!.id)[0] });
-  const watched = pico(['fleet', 'watch', ids[1]!.id, '--server', server, '--json', '--timeout', '10']);
+  const watched = await pico(['fleet', 'watch', ids[1]!.id, '--server', server, '--json', '--timeout', '10']);
   expect(watched.code, watched.stderr).toBe(0);
   const shown = watched.stdout.trim().split('\n').map((l) => JSON.parse(l) as { box: string; seq: number; type: string });
   expect(shown.map((e) => e.seq)).toEqual(shown.map((_, i) => i));
   expect(shown.at(-1)!.type).toBe('answer_sent');
   expect(new Set(shown.map((e) => e.box))).toEqual(new Set(ranOn(ids[1]!.id)));
-  expect(pico(['fleet', 'submit', join(dir, 'no-such-job.json'), '--to', 'box=b1', '--server', server]).code).toBe(2);
-  expect(pico(['fleet', 'submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'host=b1', '--server', server]).code).toBe(2);
+  expect((await pico(['fleet', 'submit', join(dir, 'no-such-job.json'), '--to', 'box=b1', '--server', server])).code).toBe(2);
+  expect((await pico(['fleet', 'submit', join(roots.b1, 'examples', 'jobs', 'why-is-the-disk-full.json'), '--to', 'host=b1', '--server', server])).code).toBe(2);
 
   await sleep(500); // the hub's last ingest after its last flush
   expect(await hub.kill('SIGTERM')).toBe(0);
@@ -261,7 +259,7 @@ async function run(): Promise<void> {
   expect(hubIx.stats().episodes).toBe(ids.length);
   hubIx.close();
   // and so do the person's commands on the hub: each box's failure reports as the box gives them
-  const fleetReports = JSON.parse(pico(['failures', 'report', '--fleet', '--root', hubRoot, '--json']).stdout) as ReportResult[];
+  const fleetReports = JSON.parse((await pico(['failures', 'report', '--fleet', '--root', hubRoot, '--json'])).stdout) as ReportResult[];
   for (const r of fleetReports) {
     expect(r.rows.map((x) => JSON.stringify(x)).sort(), r.name)
       .toEqual(BOXES.flatMap((b) => runReport(boxIx[b]!.db, r.name).rows.map((x) => JSON.stringify({ box: b, ...x }))).sort());

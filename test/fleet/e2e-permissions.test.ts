@@ -14,11 +14,9 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
-import { freePort, NATS_SERVER, pico, startNats, startPico } from './procs.js';
+import { freePort, NATS_SERVER, pico, sleep, startNats, startPico } from './procs.js';
 
 const SAMPLE = fileURLToPath(new URL('../../systemd/fleet-nats-server.conf', import.meta.url));
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 describe.skipIf(!NATS_SERVER)('the sample server configuration', () => {
   it('a box ships and takes jobs as its own user, and may not publish as another box, submit jobs or heartbeat for another; an operator may submit but not publish ledger lines', async () => {
     const dir = tempDir('pico-fleet-perm-');
@@ -42,14 +40,14 @@ describe.skipIf(!NATS_SERVER)('the sample server configuration', () => {
     await agent.waitFor((l) => l.event === 'ready');
 
     const job = join(box, 'examples', 'jobs', 'why-is-the-disk-full.json');
-    const sent = pico(['fleet', 'submit', job, '--to', 'box=shop-17', '--server', server, '--json'], as('operator'));
+    const sent = await pico(['fleet', 'submit', job, '--to', 'box=shop-17', '--server', server, '--json'], as('operator'));
     expect(sent.code, sent.stderr).toBe(0);
     const id = (JSON.parse(sent.stdout) as { id: string }).id;
-    const watched = pico(['fleet', 'watch', id, '--server', server, '--json', '--timeout', '20'], as('operator'));
+    const watched = await pico(['fleet', 'watch', id, '--server', server, '--json', '--timeout', '20'], as('operator'));
     expect(watched.code, watched.stderr + watched.stdout).toBe(0);
-    const st = pico(['fleet', 'status', '--server', server], as('operator'));
+    const st = await pico(['fleet', 'status', '--server', server], as('operator'));
     expect(st.stdout, st.stderr).toMatch(/^shop-17 +online/m);
-    expect(pico(['fleet', 'jobs', '--server', server], as('operator')).stdout).toContain(id);
+    expect((await pico(['fleet', 'jobs', '--server', server], as('operator'))).stdout).toContain(id);
     for (let i = 0; i < 100 && !existsSync(join(dir, 'hub', 'fleet', 'shop-17', 'sessions', id, 'events.jsonl')); i++) await sleep(100);
     expect(readdirSync(join(dir, 'hub', 'fleet', 'shop-17', 'sessions'))).toEqual([id]);
     expect(agent.lines.filter((l) => (l.level as number) >= 40)).toEqual([]);

@@ -21,7 +21,7 @@ import { MemoryIndex } from '../../src/memory/index.js';
 import { REPORTS, runReport, type ReportResult } from '../../src/memory/reports.js';
 import { collectReport, type ReportData } from '../../src/report/collect.js';
 import { initRoot } from '../../src/root/init.js';
-import { pico } from '../daemon/spawn.js';
+import { picoAsync as pico } from '../daemon/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
 const quiet = pino({ level: 'silent' });
@@ -60,8 +60,8 @@ beforeAll(async () => {
 });
 
 /** Run a pico command that prints JSON; fail with its stderr when it does not exit 0. */
-function json<T>(args: string[]): T {
-  const r = pico(args);
+async function json<T>(args: string[]): Promise<T> {
+  const r = await pico(args);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as T;
 }
@@ -70,8 +70,8 @@ function json<T>(args: string[]): T {
 const sorted = (rows: readonly object[]): string[] => rows.map((r) => JSON.stringify(r)).sort();
 
 describe('pico failures report --fleet', () => {
-  it('gives every report once per box, each box\'s rows equal to its own index\'s, the box first', () => {
-    const results = json<ReportResult[]>(['failures', 'report', '--fleet', '--root', hubRoot, '--json']);
+  it('gives every report once per box, each box\'s rows equal to its own index\'s, the box first', async () => {
+    const results = await json<ReportResult[]>(['failures', 'report', '--fleet', '--root', hubRoot, '--json']);
     expect(results.map((r) => r.name)).toEqual(REPORTS.map((r) => r.name));
     for (const b of Object.keys(BOXES)) {
       const own = MemoryIndex.open(join(boxRoot(b), 'memory', 'episodic.db'));
@@ -91,11 +91,11 @@ describe('pico failures report --fleet', () => {
     expect(health.rows.some((x) => x.box === 'b1' && (x.failed as number) > 0)).toBe(true);
   });
 
-  it('takes the same flags as on a box: one report by name, its limit per box; a person reads a table with a box column', () => {
-    const one = json<ReportResult[]>(['failures', 'report', '--fleet', '--name', 'failing_sessions', '--limit', '2', '--root', hubRoot, '--json']);
+  it('takes the same flags as on a box: one report by name, its limit per box; a person reads a table with a box column', async () => {
+    const one = await json<ReportResult[]>(['failures', 'report', '--fleet', '--name', 'failing_sessions', '--limit', '2', '--root', hubRoot, '--json']);
     expect(one.map((r) => r.name)).toEqual(['failing_sessions']);
     expect(one[0]!.rows.map((r) => r.box)).toEqual(['b1', 'b1', 'b2', 'b2']);
-    const text = pico(['failures', 'report', '--fleet', '--name', 'provider_health', '--root', hubRoot]);
+    const text = await pico(['failures', 'report', '--fleet', '--name', 'provider_health', '--root', hubRoot]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^== provider_health/);
     expect(text.stdout).toMatch(/\bbox\b.*\bprovider\b/);
@@ -104,8 +104,8 @@ describe('pico failures report --fleet', () => {
 });
 
 describe('pico report --fleet', () => {
-  it('is each box\'s own report side by side: counts summed, every row naming its box, one line per box', () => {
-    const fleet = json<ReportData>(['report', '--fleet', '--root', hubRoot, '--days', DAYS, '--json']);
+  it('is each box\'s own report side by side: counts summed, every row naming its box, one line per box', async () => {
+    const fleet = await json<ReportData>(['report', '--fleet', '--root', hubRoot, '--days', DAYS, '--json']);
     const own = Object.fromEntries(Object.keys(BOXES).map((b) => [b, collectReport({ root: boxRoot(b), days: Number(DAYS) })]));
     expect(fleet.boxes!.map((l) => [l.box, l.jobs])).toEqual(Object.keys(BOXES).map((b) => [b, own[b]!.counts.sessions]));
     expect(fleet.counts.sessions).toBe(26);
@@ -121,9 +121,9 @@ describe('pico report --fleet', () => {
     expect(jobs(fleet)).toBe(jobs(own.b1!) + jobs(own.b2!));
   });
 
-  it('writes the page with a boxes table and a box column', () => {
+  it('writes the page with a boxes table and a box column', async () => {
     const out = join(dir, 'fleet.html');
-    const r = pico(['report', '--fleet', '--root', hubRoot, '--days', DAYS, '--out', out]);
+    const r = await pico(['report', '--fleet', '--root', hubRoot, '--days', DAYS, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('26 jobs on 2 boxes');
     const html = readFileSync(out, 'utf8');
@@ -135,7 +135,7 @@ describe('pico report --fleet', () => {
 });
 
 describe('a root that is not a hub', () => {
-  it('is refused by name with the fix, exit 3, for both commands; --fleet goes with report only, and a report name must exist (exit 2)', () => {
+  it('is refused by name with the fix, exit 3, for both commands; --fleet goes with report only, and a report name must exist (exit 2)', async () => {
     const box = join(dir, 'a-box');
     initRoot(box);
     mkdirSync(join(box, 'fleet'), { recursive: true });
@@ -143,21 +143,21 @@ describe('a root that is not a hub', () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty);
     for (const args of [['report', '--fleet', '--json'], ['failures', 'report', '--fleet']]) {
-      const r = pico([...args, '--root', box]);
+      const r = await pico([...args, '--root', box]);
       expect(r.code, `${args.join(' ')} ${box}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toContain(`${box} is not a fleet hub's root`);
       expect(r.stderr).toMatch(/fix: pass --root the folder `pico fleet hub --root DIR` writes into/);
       // a folder that is no root at all is the one root check's (src/root/place.ts): the user's mistake
-      const none = pico([...args, '--root', empty]);
+      const none = await pico([...args, '--root', empty]);
       expect(none.code, `${args.join(' ')} ${empty}: ${none.stderr}`).toBe(2);
       expect(none.stderr).toContain(`no root at ${empty}`);
     }
-    expect(pico(['report', '--fleet', '--root', box]).stderr).toContain("it is a box's root");
-    const typo = pico(['failures', 'report', '--fleet', '--name', 'provider_healt', '--root', hubRoot]);
+    expect((await pico(['report', '--fleet', '--root', box])).stderr).toContain("it is a box's root");
+    const typo = await pico(['failures', 'report', '--fleet', '--name', 'provider_healt', '--root', hubRoot]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('no report named "provider_healt"; available: top_signatures');
-    const list = pico(['failures', 'list', '--fleet', '--root', hubRoot]);
+    const list = await pico(['failures', 'list', '--fleet', '--root', hubRoot]);
     expect(list.code).toBe(2);
     expect(list.stderr).toContain('--fleet goes with `pico failures report`');
-  });
+  }, 120_000); // seven commands, each a process start: many seconds apiece on a loaded box
 });

@@ -10,7 +10,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
-import { jsonLines, MAIN_JS } from '../daemon/spawn.js';
+import { jsonLines, MAIN_JS, picoAsync } from '../daemon/spawn.js';
 
 /** The nats-server binary, or null when it is not installed (.ci/run installs it). */
 export const NATS_SERVER = ((): string | null => {
@@ -96,8 +96,10 @@ export async function natsInTemp(prefix: string): Promise<{ dir: string; port: n
   return { dir, port, server: `nats://127.0.0.1:${port}`, nats: await startNats(port, join(dir, 'js')) };
 }
 
-/** Run a pico command to completion. */
-export function pico(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** Run a pico command to completion, without blocking this worker (vitest's RPC must keep being answered under load). */
+export function pico(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return picoAsync(args, { env: { ...process.env, ...env } });
 }
+
+/** A pause of `ms` (a box's agent polls and ships on its own clock). */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -14,12 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/fleet/agent.js';
 import { Hub } from '../../src/fleet/hub.js';
 import { initRoot } from '../../src/root/init.js';
-import { NATS_SERVER, natsInTemp } from './procs.js';
+import { NATS_SERVER, natsInTemp, sleep } from './procs.js';
 
 const quiet = pino({ level: 'silent' });
 const ID = '20261202-030000-00000000c4c4';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {

@@ -20,9 +20,7 @@ import { connectServer, ensureFleet } from '../../src/fleet/connect.js';
 import { JOBS_STREAM, jobConsumer, jobSubject, type Selector } from '../../src/fleet/names.js';
 import { initRoot } from '../../src/root/init.js';
 import { parseJob } from '../../src/runtime/job.js';
-import { NATS_SERVER, natsInTemp } from './procs.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { NATS_SERVER, natsInTemp, sleep } from './procs.js';
 
 describe.skipIf(!NATS_SERVER)('a job delivered to a box that died before acknowledging it', () => {
   it('is taken by an idle agent once the server offers it again, though no other job is ever published', async () => {

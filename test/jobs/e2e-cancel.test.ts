@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/root/init.js';
 import { goodJob, slowExampleJob, tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon, type RunningDaemon } from '../daemon/spawn.js';
 
 type Result = { outcome: string; answer: string | null; missing?: string[]; facts?: { step: string }[]; closed_by?: string };
 
@@ -46,20 +46,20 @@ describe('pico cancel and pico retry on the real daemon', () => {
     const deep = quick[quick.length - 1]!;
     await d.waitFor((l) => l.event === 'step' && l.session === running && l.step === 'disk');
     // status.json (which names the running job) is written at most twice a second
-    const jobs = await until('pico jobs to show it running', () => {
-      const list = JSON.parse(pico(['jobs', '--root', root, '--json']).stdout) as { jobs: { id: string; state: string }[] };
+    const jobs = await until('pico jobs to show it running', async () => {
+      const list = JSON.parse((await pico(['jobs', '--root', root, '--json'])).stdout) as { jobs: { id: string; state: string }[] };
       return list.jobs.find((j) => j.id === running)?.state === 'running' && list;
     });
     expect(jobs.jobs.find((j) => j.id === queued)?.state).toBe('queued');
 
-    const dq = pico(['cancel', deep, '--root', root]);
+    const dq = await pico(['cancel', deep, '--root', root]);
     expect(dq.code, dq.stderr).toBe(0);
     expect(result(root, deep)).toMatchObject({ outcome: 'cancelled', closed_by: 'daemon (pico cancel)' });
-    const asked = pico(['cancel', running, '--root', root, '--wait', '0']);
+    const asked = await pico(['cancel', running, '--root', root, '--wait', '0']);
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toContain(`cancel of ${running} asked for: it stops after its current step`);
 
-    const q = pico(['cancel', queued, '--root', root]);
+    const q = await pico(['cancel', queued, '--root', root]);
     expect(q.code, q.stderr).toBe(0);
     expect(q.stdout).toContain(`${queued} cancelled (it was queued)`);
     expect(result(root, queued)).toMatchObject({ outcome: 'cancelled', answer: null });
@@ -77,14 +77,14 @@ describe('pico cancel and pico retry on the real daemon', () => {
     expect(res.answer).toContain('cancelled by the operator');
     expect(res.missing?.join('\n')).toMatch(/log \(log_summary@2\): not run: cancelled by the operator/);
     // the ledger agrees with the result: pico check finds nothing damaged
-    const check = pico(['check', '--root', root, '--json']);
+    const check = await pico(['check', '--root', root, '--json']);
     expect(check.code, check.stdout).toBe(0);
     // the cancel is in the ledger (the steps it closed, with its time): a replay stops where the first run stopped and closes the rest the same way
-    const replay = pico(['replay', running, '--root', root]);
+    const replay = await pico(['replay', running, '--root', root]);
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/^identical: \d+ events replayed byte for byte/);
     // a finished job cannot be cancelled: exit 2 and the reason
-    const again = pico(['cancel', running, '--root', root]);
+    const again = await pico(['cancel', running, '--root', root]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('has already ended (cancelled)');
     d.child.kill('SIGTERM');
@@ -104,7 +104,7 @@ describe('pico cancel and pico retry on the real daemon', () => {
     const d = await ready(root);
     const { id } = await dropIntoInbox(job, root);
     await until('the first run', () => existsSync(join(root, 'sessions', id, 'result.json')));
-    const r = pico(['retry', id, '--root', root]);
+    const r = await pico(['retry', id, '--root', root]);
     expect(r.code, r.stderr).toBe(0);
     const fresh = r.stdout.trim();
     expect(fresh).not.toBe(id);
@@ -116,7 +116,7 @@ describe('pico cancel and pico retry on the real daemon', () => {
     await d.exited;
     // no daemon now: a submitted job waits in the inbox, queued; retrying it is refused (it would run twice)
     const { id: waiting } = await dropIntoInbox(job, root);
-    const refused = pico(['retry', waiting, '--root', root]);
+    const refused = await pico(['retry', waiting, '--root', root]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('has not ended (it is queued)');
   }, 90_000);
@@ -125,11 +125,11 @@ describe('pico cancel and pico retry on the real daemon', () => {
     const { root, job } = slowRoot(0);
     const { id } = await dropIntoInbox(job, root);
     const { id: other } = await dropIntoInbox(job, root);
-    const r = pico(['cancel', id, '--root', root]);
+    const r = await pico(['cancel', id, '--root', root]);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(root, 'sessions', 'inbox', `${id}.json`))).toBe(false);
     expect(result(root, id)).toMatchObject({ outcome: 'cancelled', closed_by: 'pico cancel' });
-    const unknown = pico(['cancel', '20200101-000000-000000000000', '--root', root]);
+    const unknown = await pico(['cancel', '20200101-000000-000000000000', '--root', root]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`${other} (queued)`);
     // the next daemon does not run the cancelled job

@@ -11,7 +11,7 @@ import { initialStatus } from '../../src/daemon/status.js';
 import { jobInfo, listJobs } from '../../src/jobs/list.js';
 import { newSessionId } from '../../src/ledger/session-id.js';
 import { goodJob, tempRoot } from '../daemon/helpers.js';
-import { MAIN_JS, pico } from '../daemon/spawn.js';
+import { MAIN_JS, picoAsync as pico } from '../daemon/spawn.js';
 
 const LONG_GOAL = `why is the disk full ${'and what fills it '.repeat(20)}END`;
 
@@ -61,17 +61,17 @@ describe('listing jobs from the files', () => {
     expect(jobInfo(root, q!)).toMatchObject({ state: 'queued' });
   });
 
-  it('pico jobs prints one row per job with the goal whole when piped and in --json; a bad --state is a usage error (exit 2)', () => {
+  it('pico jobs prints one row per job with the goal whole when piped and in --json; a bad --state is a usage error (exit 2)', async () => {
     const root = tempRoot('pico-jobs-');
     const id = newSessionId();
     writeFileSync(join(root, 'sessions', 'inbox', `${id}.json`), JSON.stringify({ ...goodJob('interactive'), goal: LONG_GOAL }));
-    const human = pico(['jobs', '--root', root]);
+    const human = await pico(['jobs', '--root', root]);
     expect(human.code).toBe(0);
     const lines = human.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+CLASS\s+STATE\s+OUTCOME\s+AGE\s+GOAL$/);
     expect(lines[1]).toMatch(new RegExp(`^${id}\\s+interactive\\s+queued\\s+-\\s+\\d+[smhd]\\s+why is the disk full`));
     expect(lines[1]).toContain('END'); // not a terminal: nothing is cut
-    const json = JSON.parse(pico(['jobs', '--root', root, '--json']).stdout) as { jobs: { goal: string }[] };
+    const json = JSON.parse((await pico(['jobs', '--root', root, '--json'])).stdout) as { jobs: { goal: string }[] };
     expect(json.jobs[0]!.goal).toBe(LONG_GOAL);
     // on a terminal (a real pty made by util-linux `script`, 100 columns wide) the goal is cut to fit, with an ellipsis
     if (existsSync('/usr/bin/script')) {
@@ -80,7 +80,7 @@ describe('listing jobs from the files', () => {
       expect(row.length).toBeLessThanOrEqual(100);
       expect(row.endsWith('…')).toBe(true);
     }
-    const bad = pico(['jobs', '--state', 'finished', '--root', root]);
+    const bad = await pico(['jobs', '--state', 'finished', '--root', root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--state must be one of queued, running, waiting, done');
   });

@@ -12,25 +12,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionFailures } from '../../src/memory/failure-events.js';
 import { makeRoot, put } from '../helpers/root.js';
-import { MAIN_JS, startDaemon } from '../daemon/spawn.js';
+import { picoAsync, startDaemon } from '../daemon/spawn.js';
 import { appendRaw, linesFrom, useTempIndex, writeSession } from './helpers.js';
 
-function pico(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, PICO_ROOT: '' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** pico run to its end without blocking this fork (see test/setup.ts). */
+const pico = (args: string[]) => picoAsync(args, { env: { ...process.env, PICO_ROOT: '' } });
 
 type Signature = { kind: string; signature: string; seen: number };
-const reportSignatures = (root: string): Signature[] => (JSON.parse(pico(['report', '--root', root, '--json']).stdout) as { signatures: Signature[] }).signatures;
-const memorySignatures = (root: string): Signature[] => {
-  const r = pico(['failures', 'report', '--name', 'top_signatures', '--root', root, '--json']);
+const reportSignatures = async (root: string): Promise<Signature[]> => (JSON.parse((await pico(['report', '--root', root, '--json'])).stdout) as { signatures: Signature[] }).signatures;
+const memorySignatures = async (root: string): Promise<Signature[]> => {
+  const r = await pico(['failures', 'report', '--name', 'top_signatures', '--root', root, '--json']);
   return (JSON.parse(r.stdout) as { rows: Signature[] }[])[0]!.rows;
 };
 
 const ctx = useTempIndex();
 
 describe('each failure counts once', () => {
-  it('a tool that fails and the step that gives up on it are one failure, in failure memory and on the report page', () => {
+  it('a tool that fails and the step that gives up on it are one failure, in failure memory and on the report page', async () => {
     const root = makeRoot('pico-fail-once-');
     // a tool whose program fails the way systemctl does on a box without systemd: exit 1, a reason on stderr
     put(root, 'manifests/tools/no_bus.json', {
@@ -45,8 +43,8 @@ describe('each failure counts once', () => {
       { step: 'mem', tool: 'memory_usage', capability: 'extract@1', schema: 'memory_usage@1' },
       { step: 'answer', capability: 'answer@1', schema: 'answer@1', from: ['units', 'mem'] },
     ] }));
-    for (let i = 0; i < 2; i++) expect(pico(['run', job, '--root', root]).code).toBe(1);
-    for (const rows of [memorySignatures(root), reportSignatures(root)]) {
+    for (let i = 0; i < 2; i++) expect((await pico(['run', job, '--root', root])).code).toBe(1);
+    for (const rows of [await memorySignatures(root), await reportSignatures(root)]) {
       const bus = rows.filter((r) => /Failed to connect to bus/.test(r.signature));
       // one shape, seen once per run: never again as `unknown` for the step's closing record
       expect(bus.map((r) => [r.kind, r.seen])).toEqual([['tool_error', 2]]);
@@ -54,7 +52,7 @@ describe('each failure counts once', () => {
     }
   }, 120_000);
 
-  it('a step closing a failure counted in an earlier ingest is not counted again, and the steps a spent budget left unrun are the budget\'s one failure', () => {
+  it('a step closing a failure counted in an earlier ingest is not counted again, and the steps a spent budget left unrun are the budget\'s one failure', async () => {
     const err = 'tool units: systemctl list-units failed with exit code 1: Failed to connect to bus: Host is down';
     const spent = '80% of the interactive budget\'s wall_ms is spent (4100 of 5000)';
     const dir = writeSession(ctx.t.sessions, 'b1', [
@@ -76,7 +74,7 @@ describe('each failure counts once', () => {
     ]);
   });
 
-  it('a step that failed with nothing before it counts; a request that timed out, or a run with no approver, counts; a person\'s denial does not', () => {
+  it('a step that failed with nothing before it counts; a request that timed out, or a run with no approver, counts; a person\'s denial does not', async () => {
     const f = new SessionFailures();
     const base = { provider: null, capability: 'extract@1', schema: 'x@1', attempt: 0 };
     expect(f.kindOf({ type: 'step_failed', step: 'a', error: 'capability extract@1 does not produce schema x@1', ...base })).toBe('unknown');
@@ -95,22 +93,22 @@ describe('a person\'s decision is not a failure', () => {
     const d = startDaemon(root);
     try {
       await d.waitFor((l) => l.event === 'ready');
-      const sub = pico(['submit', join(root, 'examples', 'jobs', 'prune-the-log-archive.json'), '--root', root]);
+      const sub = await pico(['submit', join(root, 'examples', 'jobs', 'prune-the-log-archive.json'), '--root', root]);
       expect(sub.code, sub.stderr).toBe(0);
       const id = sub.stdout.trim();
       await d.waitFor((l) => l.event === 'waiting_approval' && l.session === id);
-      const deny = pico(['deny', id, 'prune', '--reason', 'not today', '--root', root]);
+      const deny = await pico(['deny', id, 'prune', '--reason', 'not today', '--root', root]);
       expect(deny.code, deny.stderr).toBe(0);
       await d.waitFor((l) => l.event === 'finished' && l.session === id, 30_000);
     } finally {
       d.child.kill('SIGTERM');
       await d.exited;
     }
-    const unresolved = pico(['failures', 'report', '--name', 'unresolved', '--root', root, '--json']);
+    const unresolved = await pico(['failures', 'report', '--name', 'unresolved', '--root', root, '--json']);
     expect(unresolved.code, unresolved.stderr).not.toBe(4);
     expect(unresolved.stdout).not.toContain('approval_denied');
     const sql = spawnSync('sqlite3', [join(root, 'memory', 'episodic.db'), "SELECT count(*) FROM failure WHERE kind = 'approval_denied'"], { encoding: 'utf8' });
     if (sql.status === 0) expect(sql.stdout.trim()).toBe('0');
-    expect(reportSignatures(root).filter((s) => s.kind === 'approval_denied')).toEqual([]);
+    expect((await reportSignatures(root)).filter((s) => s.kind === 'approval_denied')).toEqual([]);
   }, 120_000);
 });

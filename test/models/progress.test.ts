@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGgufAdapter } from '../../src/adapters/gguf.js';
-import { pico, startDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon } from '../daemon/spawn.js';
 import { HAVE_MODELS, makeRoot, tinyManifest, tinyRequest } from './helpers.js';
 import { modelRoot } from '../progress/model-root.js';
 
@@ -41,7 +41,7 @@ describe.skipIf(!HAVE_MODELS)('the progress side file under the real daemon', ()
     await d.waitFor((l) => l.event === 'ready');
     const job = join(root, 'tiny-job.json');
     writeFileSync(job, JSON.stringify({ job: 'job@1', goal: 'note the log', budget_class: 'attended', plan: [{ step: 'n', tool: 'read_file', args: { path: 'examples/data/syslog.txt' }, capability: 'extract@1', schema: 'tiny_note@1' }] }));
-    const sub = pico(['submit', job, '--root', root]);
+    const sub = await pico(['submit', job, '--root', root]);
     expect(sub.code, sub.stderr).toBe(0);
     const id = sub.stdout.trim();
     const dir = join(root, 'sessions', id);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initRoot } from '../../src/root/init.js';
 import { tempRoot } from '../daemon/helpers.js';
-import { MAIN_JS, pico, startDaemon } from '../daemon/spawn.js';
+import { MAIN_JS, picoAsync as pico, startDaemon } from '../daemon/spawn.js';
 
 /** 833 distinct words: a note of 4,998 characters whose every part can be found in the output. */
 const NOTE = Array.from({ length: 833 }, (_, i) => `w${String(i).padStart(4, '0')}`).join(' ') + '.';
@@ -91,7 +91,7 @@ describe('pico run shows its steps as they happen', () => {
     expect(r.stdout).toContain(NOTE); // the answer, whole
     const id = /session (\S+) —/.exec(r.stdout)![1]!;
     // the ledger of a run with progress on is the one a run without it writes: replay re-runs and diffs byte by byte
-    const replay = pico(['replay', id, '--root', root]);
+    const replay = await pico(['replay', id, '--root', root]);
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
     expect(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8')).not.toContain('tokens');
   }, 60_000);
@@ -113,10 +113,10 @@ describe('pico watch and pico show print the whole answer', () => {
     const root = slowRoot(5); // long enough that the watch, which starts a moment later, sees 2 s of it
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
-    const sub = pico(['submit', writeJob(root, ['s1']), '--root', root]);
+    const sub = await pico(['submit', writeJob(root, ['s1']), '--root', root]);
     expect(sub.code, sub.stderr).toBe(0);
     const id = sub.stdout.trim();
-    const w = pico(['watch', id, '--root', root]);
+    const w = await pico(['watch', id, '--root', root]);
     expect(w.code, w.stderr).toBe(0);
     expect(w.stdout).toMatch(/step_started\s+step=s1 tool=read_file capability=extract@1 schema=note@1/);
     // read from the worker's side file while the provider slept
@@ -127,14 +127,14 @@ describe('pico watch and pico show print the whole answer', () => {
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
 
-    const show = pico(['show', id, '--root', root]);
+    const show = await pico(['show', id, '--root', root]);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/ANSWER \[answered\][^\n]*:\n/);
     expect(show.stdout).toContain(NOTE);
     const cut = /FACT note@1 .*… \((\d+) more characters: pico show (\S+) --root (\S+) --full\)$/m.exec(show.stdout);
     expect(cut, show.stdout.slice(0, 2000)).not.toBeNull();
     expect(cut![2]).toBe(id);
-    const full = pico(['show', id, '--root', root, '--full']);
+    const full = await pico(['show', id, '--root', root, '--full']);
     expect(full.stdout.split('\n').find((l) => l.includes('FACT note@1'))).toContain(JSON.stringify({ note: NOTE }));
     expect(full.stdout).not.toMatch(/more characters/);
   }, 90_000);

@@ -14,14 +14,14 @@ import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/root/init.js';
 import { WORLD_LIMITS } from '../../src/world/settings.js';
 import { slowExampleJob, tempRoot } from '../daemon/helpers.js';
-import { pico, startDaemon } from '../daemon/spawn.js';
+import { picoAsync as pico, startDaemon } from '../daemon/spawn.js';
 
 type Flag = { flag: string; problem: string; fix: string };
 type Body = { state: string; flags: Flag[]; sandbox: { level: string | null; limits: typeof WORLD_LIMITS }; disk: { free_bytes: number; sessions_bytes: number; sessions: number } };
 
-function status(root: string): { code: number | null; body: Body; human: string } {
-  const j = pico(['status', '--root', root, '--json']);
-  const h = pico(['status', '--root', root]);
+async function status(root: string): Promise<{ code: number | null; body: Body; human: string }> {
+  const j = await pico(['status', '--root', root, '--json']);
+  const h = await pico(['status', '--root', root]);
   return { code: j.code, body: JSON.parse(j.stdout) as Body, human: h.stdout };
 }
 
@@ -42,27 +42,27 @@ const pruneJob = (): Buffer => Buffer.from(JSON.stringify({
 }));
 
 describe('pico status flags', () => {
-  it('a healthy root has no flag and keeps its exit code (3: no daemon); the limits in force and the sessions\' disk use are shown', () => {
+  it('a healthy root has no flag and keeps its exit code (3: no daemon); the limits in force and the sessions\' disk use are shown', async () => {
     const r = root();
-    const s = status(r);
+    const s = await status(r);
     expect(s.code).toBe(3);
     expect(s.body.flags).toEqual([]);
     expect(s.body.sandbox.limits).toEqual(WORLD_LIMITS);
     expect(s.human).toContain(`${WORLD_LIMITS.processes} processes`);
     const before = s.body.disk.sessions_bytes;
     writeFileSync(join(r, 'sessions', 'big.bin'), Buffer.alloc(2 * 1024 * 1024, 1));
-    expect(status(r).body.disk.sessions_bytes).toBeGreaterThanOrEqual(before + 2 * 1024 * 1024);
+    expect((await status(r)).body.disk.sessions_bytes).toBeGreaterThanOrEqual(before + 2 * 1024 * 1024);
     expect(s.human).toMatch(/sessions\/ holds .* \(0 sessions; pico gc removes old ones\)/);
   });
 
-  it('broken manifests, broken settings, low disk and a weak sandbox are each flagged with the file and the fix', () => {
+  it('broken manifests, broken settings, low disk and a weak sandbox are each flagged with the file and the fix', async () => {
     const r = root();
     writeFileSync(join(r, 'manifests', 'tools', 'typo.json'), '{"manifest": "tool@1", ');
     writeFileSync(join(r, 'settings.json'), JSON.stringify({ settings: 'settings@1', low_disk_mb: 1e12 }));
     // what the session worker writes on a machine where only unshare works (no daemon runs here to probe)
     mkdirSync(join(r, 'sessions', '.daemon'));
     writeFileSync(join(r, 'sessions', '.daemon', 'world.json'), JSON.stringify({ level: 'partial', wrapper: 'unshare', run_as_uid: null, enforced: ['no network'], not_enforced: ['host paths are visible'], probed_at: new Date().toISOString(), pid: 1 }), { flag: 'w' });
-    const s = status(r);
+    const s = await status(r);
     expect(s.code).toBe(3);
     const by = Object.fromEntries(s.body.flags.map((f) => [f.flag, f]));
     expect(by.broken_manifests?.problem).toContain('typo.json');
@@ -74,7 +74,7 @@ describe('pico status flags', () => {
     for (const f of s.body.flags) expect(s.human).toContain(`! ${f.flag}: `);
     expect(s.human.split('\n').filter((l) => l.trim().startsWith('fix: ')).length).toBe(s.body.flags.length);
     writeFileSync(join(r, 'settings.json'), '{ not json');
-    const broken = status(r).body.flags.find((f) => f.flag === 'broken_settings');
+    const broken = (await status(r)).body.flags.find((f) => f.flag === 'broken_settings');
     expect(broken?.problem).toContain('settings.json');
   });
 
@@ -84,7 +84,7 @@ describe('pico status flags', () => {
     job.budget_class = 'background';
     const bytes = Buffer.from(JSON.stringify(job));
     const { id: first } = await dropIntoInbox(bytes, r);
-    const none = status(r).body.flags.find((f) => f.flag === 'stalled_queue');
+    const none = (await status(r)).body.flags.find((f) => f.flag === 'stalled_queue');
     expect(none?.problem).toContain('1 job(s) queued and no daemon runs');
     expect(none?.fix).toContain('systemctl start picoharness');
 
@@ -93,7 +93,7 @@ describe('pico status flags', () => {
     await d.waitFor((l) => l.event === 'step' && l.session === first);
     await dropIntoInbox(bytes, r);
     // status.json is written at most every 500 ms, so the first reading may not show the running job yet
-    const stalled = await until('the stalled flag naming the running job', () => status(r).body.flags.find((f) => f.flag === 'stalled_queue' && f.problem.includes('has been running')));
+    const stalled = await until('the stalled flag naming the running job', async () => (await status(r)).body.flags.find((f) => f.flag === 'stalled_queue' && f.problem.includes('has been running')));
     expect(stalled.problem).toContain(`${first} has been running step disk`);
     expect(stalled.fix).toContain(`pico cancel ${first}`);
     d.child.kill('SIGTERM');
@@ -108,8 +108,8 @@ describe('pico status flags', () => {
     const { id: b } = await dropIntoInbox(pruneJob(), r);
     await d.waitFor((l) => l.event === 'waiting_approval' && l.session === b);
     // status.json is written at most twice a second: wait until it lists both
-    const s = await until('both waiting in status.json', () => {
-      const x = status(r);
+    const s = await until('both waiting in status.json', async () => {
+      const x = await status(r);
       return x.body.flags.filter((f) => f.flag === 'waiting_approval').length === 2 && x;
     });
     expect(s.code).toBe(0);
@@ -117,16 +117,16 @@ describe('pico status flags', () => {
     expect(waiting.map((f) => f.fix)).toEqual(expect.arrayContaining([expect.stringContaining(`pico approve ${a} prune`), expect.stringContaining(`pico deny ${b} prune`)]));
     expect(s.human).toContain(`pico approve ${a} prune`);
     // under the daemon: the cancel is carried out by the daemon
-    const c = pico(['cancel', a, '--root', r, '--json']);
+    const c = await pico(['cancel', a, '--root', r, '--json']);
     expect(c.code, c.stderr).toBe(0);
     expect(JSON.parse(c.stdout)).toMatchObject({ was: 'waiting', outcome: 'cancelled' });
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
     // no daemon: the listing reads the ledger, and pico cancel closes the session itself
-    const jobs = JSON.parse(pico(['jobs', '--state', 'waiting', '--root', r, '--json']).stdout) as { jobs: { id: string; step: string }[] };
+    const jobs = JSON.parse((await pico(['jobs', '--state', 'waiting', '--root', r, '--json'])).stdout) as { jobs: { id: string; step: string }[] };
     expect(jobs.jobs).toEqual([expect.objectContaining({ id: b, step: 'prune' })]);
-    expect(status(r).body.flags.find((f) => f.flag === 'waiting_approval')?.fix).toContain(`pico approve ${b} prune`);
-    const c2 = pico(['cancel', b, '--root', r]);
+    expect((await status(r)).body.flags.find((f) => f.flag === 'waiting_approval')?.fix).toContain(`pico approve ${b} prune`);
+    const c2 = await pico(['cancel', b, '--root', r]);
     expect(c2.code, c2.stderr).toBe(0);
     for (const id of [a, b]) {
       const res = JSON.parse(readFileSync(join(r, 'sessions', id, 'result.json'), 'utf8')) as { outcome: string; facts: { step: string }[]; missing: string[] };
@@ -135,6 +135,6 @@ describe('pico status flags', () => {
       expect(res.missing.join(' ')).toContain('prune (log_summary@2): not run: cancelled by the operator');
     }
     expect(existsSync(join(r, 'examples', 'archive'))).toBe(true);
-    expect(pico(['check', '--root', r]).code).toBe(0);
+    expect((await pico(['check', '--root', r])).code).toBe(0);
   }, 90_000);
 });
