@@ -31,9 +31,6 @@ const base = {
   session_id: z.string().min(1),
 };
 
-/** Why a tool read nothing, in the tool manifest's plain words (seam §7): absent, unreadable and empty are different causes. */
-const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
-
 /** Fields every failure event carries (design §2). */
 const failure = {
   ...base,
@@ -72,15 +69,12 @@ export const planStepSchema = z.strictObject({
   from: z.array(z.string()),
 });
 
-/** Seam §1 and §4: an answer sentence's source (a fact's step and fact_added seq); what a part asks of the facts; a change it asks for. */
+/** The seam's shapes: why a tool read nothing (§7), a sentence's source (step, fact_added seq), a part's ask and act (§1), one answer sentence: its facts or fixed phrase (§4). */
+const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
 const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
 export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
 const actSchema = z.strictObject({ verb: z.string(), object: z.string().nullable() });
-/** One sentence of an answer: its facts or the fixed phrase it is, the part it speaks for, the ask it selects for. */
-export const sentenceSchema = z.strictObject({
-  text: z.string(), part: z.number().int().nonnegative().optional(), from: z.array(sourceSchema), fixed: z.string().optional(),
-  selection: askSchema.extend({ field: z.string(), result: z.unknown() }).optional(),
-});
+export const sentenceSchema = z.strictObject({ text: z.string(), part: z.number().int().nonnegative().optional(), from: z.array(sourceSchema), fixed: z.string().optional(), selection: askSchema.extend({ field: z.string(), result: z.unknown() }).optional() });
 export type AnswerSentence = z.infer<typeof sentenceSchema>;
 
 export const eventSchemas = {
@@ -249,8 +243,7 @@ export const eventSchemas = {
   coverage: z.strictObject({ ...base, type: z.literal('coverage'), parts: z.array(z.strictObject({
     text: z.string(), status: z.enum(['answered', 'partial', 'unchecked']), steps: z.array(z.string()), from: z.array(sourceSchema),
     left: z.array(z.strictObject({ step: z.string(), what: z.string(), why: z.string() })).optional(), said: z.string().optional(), offers: z.array(z.string()).optional(),
-    window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(), named: z.string().optional(), subject: z.string().optional(), ask: askSchema.optional(), act: actSchema.optional(),
-    followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
+    window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(), named: z.string().optional(), subject: z.string().optional(), ask: askSchema.optional(), act: actSchema.optional(), followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
   })), stopped: z.string().optional() }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),

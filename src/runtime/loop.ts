@@ -355,8 +355,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   if (outcome === 'declined') {
     const reason = `nothing could be established: ${missing.join('; ')}`;
     ledger.append({ type: 'declined', reason, missing });
-    if (!(coverage && answerFact && text)) said.length = 0;
-    if (!(coverage && answerFact && text)) text = add('declined', words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`));
+    if (!(coverage && answerFact && text)) { said.length = 0; text = add('declined', words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`)); }
   } else if (words && outcome !== 'cancelled') {
     text = [text, ...words.notes.map((n) => add('explain', n)), ...cutNote.map((n) => add('partial-read', n))].filter((t) => t.length > 0).join('\n');
   } else if (outcome === 'partial') {

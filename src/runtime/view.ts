@@ -29,8 +29,7 @@ export function factsInput(goal: string, facts: FactInput[], missing: string[], 
 }
 
 /** The parts of the coverage recorded after the last fact before `seq`, or undefined. */
-export const coveredParts = (events: readonly LedgerEvent[], seq: number): unknown[] | undefined =>
-  ((e) => (e?.type === 'coverage' ? e.parts : undefined))(events.slice(0, seq).findLast((e) => e.type === 'coverage' || e.type === 'fact_added'));
+export const coveredParts = (events: readonly LedgerEvent[], seq: number): unknown[] | undefined => ((e) => (e?.type === 'coverage' ? e.parts : undefined))(events.slice(0, seq).findLast((e) => e.type === 'coverage' || e.type === 'fact_added'));
 
 export interface ProviderView {
   input: string;
