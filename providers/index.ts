@@ -17,6 +17,8 @@ import { systemdUnitsProvider } from './systemd-units/index.js';
 import { fileMetadataProvider } from './file-metadata/index.js';
 import { aptUpgradableProvider } from './apt-upgradable/index.js';
 import { pruneResultProvider } from './prune-result/index.js';
+import { logLinesProvider } from './log-lines/index.js';
+import { processesProvider } from './processes/index.js';
 
 export const codeProviders: Record<string, CodeProvider> = {
   'log-summary': logSummaryProvider,
@@ -31,4 +33,6 @@ export const codeProviders: Record<string, CodeProvider> = {
   'file-metadata': fileMetadataProvider,
   'apt-upgradable': aptUpgradableProvider,
   'prune-result': pruneResultProvider,
+  'log-lines': logLinesProvider,
+  processes: processesProvider,
 };

@@ -6,6 +6,7 @@
 import { audioSentence, imageSentence } from './media.js';
 import { failedSentence, fileSentence, pruneSentence, unitSentence, upgradableSentence } from './services.js';
 import { loadSentence, memorySentence, networkSentence, thermalSentence } from './system.js';
+import { listeningSentence, logLinesSentence, processListSentence } from './reads.js';
 
 export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: string) => string> = {
   'memory_usage@1': memorySentence,
@@ -19,4 +20,7 @@ export const SENTENCES: Record<string, (fact: Record<string, unknown>, goal: str
   'image_properties@1': imageSentence,
   'audio_properties@1': audioSentence,
   'prune_result@1': pruneSentence,
+  'log_lines@1': logLinesSentence,
+  'process_list@1': processListSentence,
+  'listening_sockets@1': listeningSentence,
 };

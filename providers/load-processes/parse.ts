@@ -4,14 +4,19 @@
  *
  * The capture has three sections, each opened by a line "== NAME" that the
  * tool's own script prints: "== loadavg" (/proc/loadavg), "== cpus" (nproc)
- * and "== processes sorted by -pcpu|-pmem" (ps -eo
- * pid,user:16,pcpu,pmem,rss,etimes,comm). A section that is missing or
+ * and "== processes (pid ppid) sorted by -pcpu|-pmem" (ps -eo
+ * pid,ppid,user:16,pcpu,pmem,rss,etimes,comm; an older capture,
+ * "== processes sorted by …", has no ppid column), with "== own PID…" naming
+ * picoharness's own processes: those and everything below them are left out
+ * (lib/own-processes.ts) and counted in `own_left_out`, and the list is the
+ * top 20 of the rest. A section that is missing or
  * unreadable gives nulls (or an empty list), never guesses. ps's %CPU is the
  * process's CPU time over its lifetime, not an instant sample; the schema
  * says so. State: load per CPU >= 2 critical, >= 1 warning, else ok.
  */
 import { sections } from '../lib/sections.js';
 import { decimal, int, round } from '../lib/single-schema.js';
+import { ownMarks, withoutOwn } from '../lib/own-processes.js';
 
 export interface ProcessRow {
   pid: number;
@@ -35,9 +40,12 @@ export interface LoadProcesses {
   sorted_by: 'cpu' | 'memory' | null;
   processes: ProcessRow[];
   top: ProcessRow | null;
+  own_left_out: number | null;
 }
 
 const PS_ROW = /^\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S.*?)\s*$/;
+const PS_ROW_PPID = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S.*?)\s*$/;
+export const TOP_PROCESSES = 20;
 
 /** Parse one load_top capture. */
 export function parseLoadTop(text: string): LoadProcesses {
@@ -49,16 +57,20 @@ export function parseLoadTop(text: string): LoadProcesses {
   const perCpu = load1 !== null && cpus !== null && cpus > 0 ? round(load1 / cpus, 2) : null;
   const key = [...s.keys()].find((k) => k.startsWith('processes'));
   const sortedBy = key?.endsWith('-pmem') ? 'memory' : key?.endsWith('-pcpu') ? 'cpu' : null;
-  const processes: ProcessRow[] = [];
+  const linked = key?.includes('(pid ppid)') ?? false;
+  const rows: (ProcessRow & { ppid: number | null })[] = [];
   for (const line of key ? s.get(key)! : []) {
-    const m = PS_ROW.exec(line);
+    const m = (linked ? PS_ROW_PPID : PS_ROW).exec(line);
     if (!m || m[1] === undefined) continue; // the header and blank lines
-    const rss = int(m[5]);
-    processes.push({
-      pid: Number(m[1]), user: m[2]!, cpu_percent: decimal(m[3]), mem_percent: decimal(m[4]),
-      rss_bytes: rss === null ? null : rss * 1024, elapsed_seconds: int(m[6]), command: m[7]!,
+    const c = linked ? m.slice(1) : [m[1], null, ...m.slice(2)];
+    const rss = int(c[5] ?? undefined);
+    rows.push({
+      pid: Number(c[0]), ppid: c[1] === null ? null : Number(c[1]), user: c[2]!, cpu_percent: decimal(c[3] ?? undefined), mem_percent: decimal(c[4] ?? undefined),
+      rss_bytes: rss === null ? null : rss * 1024, elapsed_seconds: int(c[6] ?? undefined), command: c[7]!,
     });
   }
+  const own = withoutOwn(rows, ownMarks(s.keys()));
+  const processes: ProcessRow[] = own.kept.slice(0, TOP_PROCESSES).map(({ ppid: _ppid, ...row }) => row);
   return {
     load_1m: load1,
     load_5m: load ? Number(load[2]) : null,
@@ -71,5 +83,6 @@ export function parseLoadTop(text: string): LoadProcesses {
     sorted_by: sortedBy,
     processes,
     top: processes[0] ?? null,
+    own_left_out: own.left_out,
   };
 }

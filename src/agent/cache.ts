@@ -34,10 +34,15 @@ export function lookupPlan(root: string, goal: string, current: ToolSide): Cache
   });
 }
 
-/** A hit's steps as job steps, or null when one of them no longer runs here (then plan afresh). */
+// a date or a clock time in an argument was read against the day the goal was asked ("yesterday
+// evening", "between 1am and 3am"): on another day the same words name another stretch
+const DAY_BOUND = /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b/;
+
+/** A hit's steps as job steps, or null when one of them no longer runs here or its window was fixed to a day (then plan afresh). */
 export function cachedSteps(hit: CacheHit, registry: Registry): JobStep[] | null {
   const out: JobStep[] = [];
   for (const s of hit.steps) {
+    if (Object.values(s.args).some((v) => typeof v === 'string' && DAY_BOUND.test(v))) return null;
     const tool = s.tool ? registry.tools.get(s.tool) : undefined;
     if (!tool || tool.reducer !== s.capability || tool.fact_schema !== s.schema) return null;
     out.push({ step: s.step, tool: s.tool!, args: s.args, capability: s.capability, schema: s.schema });

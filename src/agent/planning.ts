@@ -12,11 +12,20 @@
  *   1. the playbooks that match the goal → the `code` playbook planner;
  *   2. otherwise (or when it cannot fill one) the tools retrieval ranks top-k
  *      (BM25 over names, descriptions and `when` lines) → a model planner,
- *      whose prompt the runtime fits to its token budget (full → brief →
- *      title disclosure, or a named refusal) and whose output schema — so
- *      also its grammar — holds only those tools' calls;
- *   3. no playbook and no model planner: a `capability_gap` naming plan@1,
- *      and the job is declined.
+ *      where one is provisioned, whose prompt the runtime fits to its token
+ *      budget (full → brief → title disclosure, or a named refusal) and whose
+ *      output schema — so also its grammar — holds only those tools' calls;
+ *   3. no model planner, or it failed: the retrieval planner
+ *      (retrieval-planner.ts) — the retrieved tools whose words and schemas
+ *      cover the part's subject, with the arguments its entities give;
+ *   4. nothing covers the part: a `capability_gap` naming plan@1, and the
+ *      part is declined in words.
+ *
+ * Each part is recorded with who planned it (`source`), what it is about
+ * (`subject`), the words that selected its playbook (`matched`), what it
+ * asks of the facts (`ask`) and the change it requests (`act`), seam §1.
+ * The window a part names is the window every call of it reads: a
+ * playbook's fixed window ("this boot") gives way to "the boot before".
  *
  * The proposed calls become steps (each tool's reducer and fact_schema) plus
  * an answer step; a call the registry cannot run is a validation failure of
@@ -25,13 +34,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventOf } from '../ledger/events.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
 import { runStep, type StepContext } from '../runtime/step.js';
-import { checkStepsAgainstRegistry } from '../runtime/job-check.js';
 import { select } from '../runtime/policy.js';
 import { estimator, fitPrompt, modelCounter, rankTools, type RankedTool, type TokenCounter } from './index.js';
 import { AGENT_DEFAULTS } from './settings.js';
@@ -42,10 +49,12 @@ import { goalReader, type GoalReader } from './goal/reader.js';
 import { EMPTY_LEXICON, type Lexicon } from './goal/lexicon.js';
 import { loadLexicon } from './goal/load.js';
 import type { GoalPart } from './goal/index.js';
+import { retrievalCalls, selectionCalls, withWindow, type RetrievalScope } from './retrieval-plan.js';
+import { cannotAct, cannotAnswerGeneral, cannotCheck, cannotCheckText, workingRequest } from './declines.js';
+import { callKey, checkCalls, toPlan, type PartCall, type PlanCreated } from './plan-calls.js';
 import { folderSource } from '../registry/load.js';
-import { BREAKERS } from '../runtime/settings.js';
 
-export type PlanCreated = Omit<EventOf<'plan_created'>, 'seq' | 't' | 'session_id' | 'type'>;
+export { ANSWER_STEP, callKey, checkCalls, type PlanCreated } from './plan-calls.js';
 
 export interface PlanningContext {
   registry: Registry;
@@ -74,8 +83,9 @@ export type PlanResult =
   | { ok: false; reason: string; plain?: string };
 
 export const PLAN_STEP = '@plan';
+/** The planner a retrieval plan names (agent code, not a provider: it makes no call of its own) */
+export const RETRIEVAL_PLANNER = 'retrieval-planner';
 export const REPLAN_STEP = '@replan';
-export const ANSWER_STEP = 'answer';
 
 /** The tools a plan may use: those that say what their output reduces to, and are not destructive. */
 export function plannableTools(registry: Registry): ToolManifest[] {
@@ -99,14 +109,11 @@ export function retrievedParts(goal: string, registry: Registry, playbooks: read
   return reader.understand(goal).parts.map((p) => ({ text: p.text, retrieved: p.action ? [] : reader.rank(p, tools, k) }));
 }
 
-/** One call a planner proposed, and the part of the goal it serves. */
-interface PartCall { name: string; arguments: Record<string, unknown>; part: number }
-
 /** What planning one part of the goal gave. */
 interface PartPlan {
   calls: { name: string; arguments: Record<string, unknown> }[];
   record: NonNullable<PlanCreated['parts']>[number];
-  source?: 'playbook' | 'model';
+  source?: 'playbook' | 'model' | 'retrieval';
   provider?: string | null;
   prompt_tokens?: number;
   tokens_exact?: boolean;
@@ -130,22 +137,6 @@ function lexiconOf(root: string): Lexicon {
   return loaded.issues.length ? EMPTY_LEXICON : loaded.lexicon;
 }
 
-/** The plain sentence for a request to act that no tool here can carry out. */
-function cannotAct(a: NonNullable<GoalPart['action']>): string {
-  return `I can't ${a.verb}${a.object ? ` ${a.object}` : ''}: no tool on this machine does that.`;
-}
-
-/** The plain sentence for a question nothing here answers. */
-function cannotCheck(part: GoalPart): string {
-  const unknown = (part.focus?.unknown.length ? part.focus.unknown : part.reading.unknown).slice(0, 3);
-  return `I could not check "${part.text}": nothing on this machine looks at ${unknown.length ? unknown.join(', ').replace(/, ([^,]*)$/, ' or $1') : 'that'}.`;
-}
-
-/** The plain sentence for a question no planner here could plan. */
-function cannotCheckText(text: string): string {
-  return `I could not check "${text}": no planner here could turn it into checks.`;
-}
-
 /**
  * Make the session's plan; records every planner call and failure in the ledger through runStep.
  *
@@ -159,7 +150,10 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const avoid = pc.replan?.avoid ?? [];
   const base = pc.replan ? REPLAN_STEP : PLAN_STEP;
   const reader = readerFor(pc.registry, pc.playbooks, pc.lexicon, pc.root);
-  const understood = reader.understand(pc.goal);
+  // when the goal was asked, as the ledger recorded it: a replay reads "yesterday evening" the same
+  const asked = pc.step.ledger.all.find((e) => e.type === 'user_input');
+  const now = asked ? new Date(asked.t) : new Date();
+  const understood = reader.understand(pc.goal, now);
   const multi = understood.parts.length > 1;
   const planned: PartPlan[] = [];
   for (const part of understood.parts) {
@@ -171,8 +165,22 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
     const served = planned.some((p) => p.calls.length > 0 || p.record.playbooks.length > 0);
     const step = !multi && planned[0]!.record.playbooks.length > 0 && !pc.onlyProvider ? `${base}.model` : multi && served ? `${base}.model` : base;
     const text = want.length === planned.length ? pc.goal : want.map((w) => w.plan.record.text).join('; ');
-    calls.push(...await planByModel(pc, want, step, text));
+    const byModel = await planByModel(pc, want, step, text);
+    calls.push(...byModel);
+    // the model planner failed or proposed nothing: the retrieval planner takes its parts (a replan
+    // whose model failed keeps the plan it has: the loop goes on with it)
+    for (const w of byModel.length > 0 || pc.onlyProvider || pc.replan ? [] : want) {
+      const r = retrievalCalls(scopeOf(pc, reader, avoid), understood.parts[w.index]!, w.plan.record.retrieved);
+      if (r.length === 0) continue;
+      delete w.plan.record.unchecked;
+      w.plan.source = 'retrieval';
+      w.plan.record.source = 'retrieval';
+      w.plan.record.matched = [...new Set(r.flatMap((c) => c.covers))];
+      calls.push(...r.map((c) => ({ name: c.name, arguments: c.arguments, part: w.index })));
+    }
   }
+  // the window a part names is the window each of its calls reads
+  for (const c of calls) c.arguments = withWindow(c.arguments, pc.registry.tools.get(c.name)?.input_schema, understood.parts[c.part]?.entities.window ?? null);
   if (calls.length === 0) {
     const plain = planned.map((p) => p.record.unchecked).filter((x): x is string => !!x);
     return { ok: false, reason: planned.map((p) => p.reason).filter(Boolean).join('; ') || 'no call was planned', plain: plain.join(' ') };
@@ -180,15 +188,16 @@ export async function planSession(pc: PlanningContext): Promise<PlanResult> {
   const first = planned.find((p) => p.provider) ?? planned[0]!;
   const retrieved: RankedTool[] = [];
   for (const p of planned) for (const r of p.record.retrieved) if (!retrieved.some((x) => x.name === r.name)) retrieved.push(r);
+  for (const p of planned) if (p.source && p.calls.length + calls.filter((c) => planned[c.part] === p).length > 0) p.record.source = p.source;
   const meta: Omit<PlanCreated, 'steps' | 'provider'> = {
-    source: planned.some((p) => p.source === 'model') ? 'model' : 'playbook',
+    source: planned.some((p) => p.source === 'model') ? 'model' : planned.some((p) => p.source === 'retrieval') ? 'retrieval' : 'playbook',
     retrieved, playbooks: [...new Set(planned.flatMap((p) => p.record.playbooks))],
     prompt_tokens: planned.reduce((n, p) => n + (p.prompt_tokens ?? 0), 0), tokens_exact: planned.every((p) => p.tokens_exact ?? true),
     level: planned.find((p) => p.level)?.level ?? null,
     ...(pc.replan ? { replan: { after: pc.replan.after, kind: pc.replan.kind, avoid } } : {}),
-    ...(multi || planned.some((p) => p.record.unchecked || p.record.window) ? { parts: planned.map((p) => p.record) } : {}),
+    parts: planned.map((p) => p.record),
   };
-  return toPlan(pc, first.provider ?? null, calls, meta);
+  return toPlan(pc, first.provider ?? (meta.source === 'retrieval' ? RETRIEVAL_PLANNER : null), calls, meta);
 }
 
 /** Plan one part of the goal (the whole goal when it has one part). */
@@ -200,10 +209,15 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const entities: SlotEntities = {
     unit: e.unit, path: e.path, since: e.window?.since ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort, keep: e.keep,
   };
+  const act = part.action ? { act: { verb: part.action.verb, object: part.action.object || null } } : {};
+  const ask = part.ask.kind !== 'state' ? { ask: part.ask } : {};
   // a tool to avoid stays retrievable (with other arguments it may be right); the context says to
   // avoid it, and the loop stops a plan that repeats a call that already failed
   const retrieved = part.action ? [] : reader.rank(part, plannableTools(pc.registry), settings.top_k);
-  const record: PartPlan['record'] = { text: part.text, steps: [], retrieved, playbooks: [], ...(e.window ? { window: e.window.label } : {}) };
+  const record: PartPlan['record'] = {
+    text: part.text, steps: [], retrieved, playbooks: [], ...(e.window ? { window: e.window.label } : {}),
+    ...(part.subject ? { subject: part.subject } : {}), ...ask, ...act,
+  };
   const gap = (error: string, plain: string, offers: string[] = []): PartPlan => {
     pc.step.ledger.append({
       type: 'capability_gap', step, provider: null, capability: 'plan@1', schema: 'plan@1', error, attempt: 0,
@@ -224,11 +238,15 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   let pool: Playbook[];
   if (part.action) {
     const tool = reader.actTool(part);
-    if (!tool) return gap(`no tool here can ${part.action.act} "${part.action.head.join(' ') || part.action.object}" (no destructive tool names both)`, cannotAct(part.action), reader.offers(part));
+    if (!tool) return gap(`no tool here can ${part.action.act} "${part.action.head.join(' ') || part.action.object}" (no destructive tool names both)`, cannotAct(part.action, workingRequest(reader, part, pc.playbooks)), reader.offers(part));
     pool = pc.playbooks.filter((p) => p.steps.some((s) => s.tool === tool.name));
     if (pool.length === 0) return gap(`tool ${tool.name} would ${part.action.act} "${part.action.object}", but no playbook runs it`, cannotAct(part.action), reader.offers(part));
   } else {
     pool = pc.playbooks.filter((p) => p.steps.every((s) => pc.registry.tools.get(s.tool)?.effect !== 'destructive'));
+  }
+  // a question about the world in general is not answered with this machine's figures
+  if (!part.action && part.general && !e.unit && !e.path) {
+    return gap(`the goal asks about "${part.general}" in general, not about this machine`, cannotAnswerGeneral(part));
   }
   // a question about something no tool looks at is not answered with a neighbouring fact
   // (a file's extension is the path's, not a topic: "how big is backup.tar")
@@ -236,6 +254,8 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (!part.action && part.focus && part.focus.unknown.some((w) => w !== ext) && !(part.focus.subject && e.unit)) {
     return gap(`the goal asks about "${part.focus.text}", and no tool, playbook or lexicon entry knows "${part.focus.unknown.join('", "')}"`, cannotCheck(part));
   }
+  const unspoken = part.action ? [] : reader.unspoken(part);
+  if (unspoken.length > 0) return gap(`the goal asks about "${unspoken.join(' ')}", which no tool or playbook speaks of`, `I could not check "${part.text}": nothing on this machine looks at ${unspoken.join(' ')}.`);
   const unmeasured = part.action ? null : reader.unmeasured(part);
   if (unmeasured) return gap(`the goal asks for ${unmeasured}, and no read-only tool speaks of both`, `I could not check "${part.text}": no tool here ${unmeasured.startsWith('that ') ? 'can tell' : 'measures'} ${unmeasured}.`);
   const uncovered = part.action ? [] : reader.uncovered(part);
@@ -246,6 +266,8 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const scored = reader.match(part, pool);
   const matches = part.action && scored.length === 0 ? pool.map((p) => ({ id: p.id })) : scored;
   record.playbooks = matches.map((m) => m.id);
+  const best = scored[0];
+  if (best && best.words.length) record.matched = best.words;
   const reasons: string[] = [];
 
   // 1. the playbook planner, when a playbook fits
@@ -255,7 +277,14 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
     const text = JSON.stringify({ goal: goalText, entities, playbooks: chosen.map((p) => ({ id: p.id, slots: p.slots, steps: p.steps })), avoid });
     const tools = [...new Set(chosen.flatMap((p) => p.steps.map((s) => s.tool)))].map((n) => pc.registry.tool(n));
     const out = await runPlanner(pc, step, text, 'planner:playbooks', tools, ['code']);
-    if (out.ok) return { calls: out.fact.fact as PartPlan['calls'], record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
+    if (out.ok) {
+      // the words that selected the playbook that was filled
+      const used = (out.fact.fact as PartPlan['calls']).map((c) => c.name);
+      const filled = scored.find((m) => pc.playbooks.find((p) => p.id === m.id)!.steps.every((st) => used.includes(st.tool)));
+      if (filled?.words.length) record.matched = filled.words;
+      const calls = [...out.fact.fact as PartPlan['calls'], ...selectionCalls(scopeOf(pc, reader, avoid), part, used, retrieved)];
+      return { calls, record, source: 'playbook', provider: out.fact.provider, prompt_tokens: counter.count(text), tokens_exact: counter.exact, level: null };
+    }
     reasons.push(`playbook planner: ${out.reason}`);
   } else {
     reasons.push(matches.length > 0 ? `a playbook matches, but ${only!.id} is not the playbook planner` : 'no playbook matches the goal');
@@ -263,12 +292,30 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   if (part.action) return { calls: [], record: { ...record, unchecked: `${cannotAct(part.action)}` }, reason: reasons.join('; ') };
   if (only?.kind === 'code') return { calls: [], record: { ...record, unchecked: cannotCheck(part) }, reason: reasons.join('; ') };
 
-  // 2. a model planner, asked once for every part no playbook served (planSession)
-  if (retrieved.length === 0) {
-    const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and no shipped tool's name, description or "when" line shares a word with it`;
-    return gap(error, cannotCheck(part));
+  // 2. a model planner, where one is provisioned, asked once for every part no playbook served (planSession)
+  if (retrieved.length > 0 && hasModelPlanner(pc)) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  // 3. the retrieval planner: the tools that cover the part's subject, with its entities as arguments
+  const calls = only ? [] : retrievalCalls(scopeOf(pc, reader, avoid), part, retrieved);
+  if (calls.length > 0) {
+    delete record.matched;
+    const covers = [...new Set(calls.flatMap((c) => c.covers))];
+    return { calls: calls.map((c) => ({ name: c.name, arguments: c.arguments })), record: { ...record, ...(covers.length ? { matched: covers } : {}) }, source: 'retrieval', provider: RETRIEVAL_PLANNER, reason: reasons.join('; ') };
   }
-  return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  if (retrieved.length > 0 && only) return { calls: [], record, needsModel: true, reason: reasons.join('; ') };
+  const error = `no local provider can plan "${goalText.slice(0, 80)}": ${reasons.join('; ')}, and ${pc.replan ? 'no tool that covers what it asks about is left to run' : "no shipped tool's words or schemas cover what it asks about"}`;
+  return gap(error, cannotCheck(part), reader.offers(part));
+}
+
+/** What the retrieval planner is handed for this session (a replan's tools to avoid, and the calls already made). */
+function scopeOf(pc: PlanningContext, reader: GoalReader, avoid: readonly string[]): RetrievalScope {
+  const done = new Set((pc.replan?.done ?? []).map((d) => callKey(d.tool, d.args)));
+  return { registry: pc.registry, reader, plannable: plannableTools(pc.registry), avoid, done: (tool, args) => done.has(callKey(tool, args)) };
+}
+
+/** Whether a model planner could plan here (a non-code plan@1 provider, or the one `pico plan --provider` names). */
+function hasModelPlanner(pc: PlanningContext): boolean {
+  if (pc.onlyProvider) return pc.onlyProvider.kind !== 'code';
+  return [...pc.registry.providers.values()].some((p) => p.kind !== 'code' && p.implements.includes('plan@1'));
 }
 
 /**
@@ -348,65 +395,6 @@ async function runPlanner(pc: PlanningContext, step: string, text: string, label
   if (out.ok) pc.held.set(step, out.fact);
   else pc.missing.set(step, out.reason);
   return out.ok ? { ok: true, fact: out.fact } : { ok: false, reason: out.reason };
-}
-
-/** The deterministic check of a proposed plan: every call runnable here (a repeated call is dropped later, not refused). */
-export function checkCalls(value: unknown, registry: Registry): string | null {
-  if (!Array.isArray(value)) return 'a plan is a JSON list of tool calls';
-  for (const [i, c] of value.entries()) {
-    const name = (c as { name?: unknown }).name;
-    const tool = typeof name === 'string' ? registry.tools.get(name) : undefined;
-    if (!tool) return `call ${i + 1}: unknown tool ${JSON.stringify(name)}`;
-    if (!tool.fact_schema) return `call ${i + 1}: tool ${tool.name} names no fact_schema, so its output cannot be reduced`;
-    // the step this call becomes must name what the registry knows, as an operator's step must
-    const [problem] = checkStepsAgainstRegistry([{ step: `call ${i + 1}`, tool: tool.name, capability: tool.reducer, schema: tool.fact_schema }], registry);
-    if (problem) return problem.problem;
-    if (!registry.capability(tool.reducer).schemas.includes(tool.fact_schema)) return `call ${i + 1}: ${tool.reducer} does not produce ${tool.fact_schema}`;
-  }
-  return null;
-}
-
-/** A call's identity for loop detection: the tool and its canonical arguments. */
-export function callKey(tool: string, args: Record<string, unknown>): string {
-  return `${tool}(${JSON.stringify(Object.keys(args).sort().map((k) => [k, args[k]]))})`;
-}
-
-/**
- * The plan the calls make: one step per call (its tool's reducer and fact schema), then the
- * answer. A call proposed twice (by one planner, a small model's loop, or by two parts) runs once
- * and serves every part that asked for it. Within max_steps, each part's first call is kept before
- * any part's second.
- */
-function toPlan(pc: PlanningContext, provider: string | null, proposed: PartCall[], meta: Omit<PlanCreated, 'steps' | 'provider'>): PlanResult {
-  const byKey = new Map<string, PartCall & { parts: number[] }>();
-  let repeats = 0;
-  for (const c of proposed) {
-    const k = callKey(c.name, c.arguments);
-    const seen = byKey.get(k);
-    if (!seen) byKey.set(k, { ...c, parts: [c.part] });
-    else if (seen.parts.includes(c.part)) repeats++;
-    else seen.parts.push(c.part);
-  }
-  let calls = [...byKey.values()];
-  const room = BREAKERS.max_steps - 1;
-  if (calls.length > room) {
-    const rank = (c: (typeof calls)[number]) => calls.filter((o) => o.part === c.part).indexOf(c);
-    const keep = new Set([...calls].sort((a, b) => rank(a) - rank(b) || calls.indexOf(a) - calls.indexOf(b)).slice(0, room));
-    calls = calls.filter((c) => keep.has(c));
-  }
-  const taken = new Set<string>([...pc.held.keys(), ...pc.missing.keys(), ANSWER_STEP]);
-  const steps: JobStep[] = [];
-  const parts = meta.parts?.map((p) => ({ ...p, steps: [] as string[] }));
-  for (const c of calls) {
-    const tool = pc.registry.tool(c.name);
-    let name = c.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 36);
-    for (let n = 2; taken.has(name); n++) name = `${c.name.slice(0, 33)}_${n}`;
-    taken.add(name);
-    steps.push({ step: name, tool: tool.name, args: c.arguments, capability: tool.reducer, schema: tool.fact_schema! });
-    for (const p of c.parts) parts?.[p]?.steps.push(name);
-  }
-  const created: PlanCreated = { ...meta, ...(parts ? { parts } : {}), provider, steps: [], ...(repeats > 0 ? { repeats_dropped: repeats } : {}) };
-  return { ok: true, created, steps };
 }
 
 /** Text-free steering for a replan: which step failed and how, which tools to avoid. */

@@ -13,6 +13,7 @@
  */
 import type { EventOf } from '../ledger/events.js';
 import { FAILURE_KIND } from '../ledger/events.js';
+import { knownState } from './known-state.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { HeldFact } from '../runtime/fold.js';
 import type { JobStep } from '../runtime/job.js';
@@ -139,6 +140,7 @@ export async function planFresh(
 export async function replan(
   d: PlanDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
+  if (knownState(ledger.all, plan, i)) return {}; // the machine as it is: the plan's other reads still run
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
   const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';

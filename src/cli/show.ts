@@ -41,6 +41,7 @@ export function describe(e: LedgerEvent, o: { full?: boolean; rest?: string } = 
     case 'provider_called': return `${e.step} ${e.provider} attempt ${e.attempt}: ${e.outcome} in ${e.duration_ms} ms`;
     case 'fact_added': return `${e.step} FACT ${e.schema} by ${e.provider} (${e.trust}, confidence ${e.confidence ?? '-'}${e.fixes.length ? `, fixes: ${e.fixes.join('; ')}` : ''}): ${short(e.fact)}`;
     case 'escalated': return `${e.step} escalated ${e.from} → ${e.to}: ${short(e.reason)}`;
+    case 'tool_failed': case 'tool_empty': return `${e.step} ${e.type}${e.cause ? ` (${e.cause.plain})` : ''}: ${short(e.error)}`;
     case 'cache_dropped': return `${e.step} gave up: the cached plan of ${e.entry} is dropped and the goal planned afresh (${short(e.reason)})`;
     case 'resumed': return `resumed after seq ${e.after_seq}`;
     case 'declined': return `declined: ${short(e.reason)}`;

@@ -31,6 +31,9 @@ const base = {
   session_id: z.string().min(1),
 };
 
+/** Why a tool read nothing, in the tool manifest's plain words (seam §7): absent, unreadable and empty are different causes. */
+const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
+
 /** Fields every failure event carries (design §2). */
 const failure = {
   ...base,
@@ -60,6 +63,10 @@ export const measurementSchema = z.strictObject({
 });
 export type Measurement = z.infer<typeof measurementSchema>;
 
+/** What a part of a goal asks of the facts (seam §1), and the kinds of things a selection asks for: the goal reader writes them, the renderer reads them. */
+export const ASK_KINDS = ['state', 'list', 'count', 'member', 'show', 'why'] as const;
+export const ASK_NOUNS = ['process', 'unit', 'package', 'file', 'folder', 'filesystem', 'interface', 'line', 'error', 'boot'] as const;
+
 export const planStepSchema = z.strictObject({
   step: z.string(),
   tool: z.string().nullable(),
@@ -69,8 +76,7 @@ export const planStepSchema = z.strictObject({
   from: z.array(z.string()),
 });
 
-/** The seam's shapes: why a tool read nothing (§7), a sentence's source (step, fact_added seq), a part's ask and act (§1), one answer sentence: its facts or fixed phrase (§4). */
-const toolCause = z.strictObject({ id: z.string(), plain: z.string() });
+/** The seam's shapes: a sentence's source (step, fact_added seq), a part's ask and act (§1), one answer sentence: its facts or fixed phrase (§4). */
 const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
 export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
 const actSchema = z.strictObject({ verb: z.string(), object: z.string().nullable() });
@@ -101,8 +107,8 @@ export const eventSchemas = {
     ...base, type: z.literal('plan_created'),
     /** the whole plan the session follows from here: after a replan, the steps already done and the new ones */
     steps: z.array(planStepSchema),
-    /** who made it: the job file's plan, a playbook, a model, or the trajectory cache (absent in older ledgers: operator) */
-    source: z.enum(['operator', 'playbook', 'model', 'cache']).optional(),
+    /** who made it: the job file's plan, a playbook, a model, the retrieval planner, or the trajectory cache (absent in older ledgers: operator) */
+    source: z.enum(['operator', 'playbook', 'model', 'cache', 'retrieval']).optional(),
     /** the planner's identity (provider id, with weights hash for models); null for the operator's plan */
     provider: z.string().nullable().optional(),
     /** the tools retrieval put before the planner, best first, with their BM25 scores */
@@ -127,8 +133,9 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
-      /** seam §1: the words it asks about, the words that chose its playbooks, who planned it, what it asks of the facts, a change it asks for */
-      subject: z.string().optional(), matched: z.array(z.string()).optional(), source: z.enum(['playbook', 'retrieval', 'model']).optional(), ask: askSchema.optional(), act: actSchema.optional(),
+      /** seam §1: what the part asks about, the words that selected its plan, who planned it, what it asks of the facts (absent: the subject's state), a change it asks for (never answered by a read) */
+      subject: z.string().optional(), matched: z.array(z.string()).optional(), source: z.enum(['playbook', 'retrieval', 'model']).optional(),
+      ask: z.strictObject({ kind: z.enum(ASK_KINDS), name: z.string().optional(), noun: z.enum(ASK_NOUNS).optional() }).optional(), act: actSchema.optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),

@@ -10,9 +10,11 @@ import { z } from 'zod';
 import { trustSchema } from '../ledger/events.js';
 import { capabilityId, schemaId } from '../base/ids.js';
 import { HOST_VIEWS } from './host-view.js';
+import { toolCauseSchema } from '../base/tool-cause.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" or "-"');
 export { capabilityId, schemaId } from '../base/ids.js';
+export { toolCauseSchema, type ToolCause } from '../base/tool-cause.js';
 
 /** What a provider may do with one capability; a capability not named gets the strictest answer. */
 export const securitySchema = z.strictObject({
@@ -163,6 +165,8 @@ export const toolManifestSchema = z.strictObject({
   /** argument names whose values are paths; each must resolve inside one of read_paths */
   path_args: z.array(z.string()).default([]),
   read_paths: z.array(z.string()).default([]),
+  /** groups that may read what it reads (the journal's): the sandbox user keeps those this machine has */
+  read_groups: z.array(z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'a group name: lower-case letters, digits, "_" or "-"')).min(1).max(4).optional(),
   /**
    * folders a destructive tool may change, relative to the root (nothing else is writable but its
    * own work folder); a read_only tool may name none, and every run waits for a person's approval
@@ -178,6 +182,8 @@ export const toolManifestSchema = z.strictObject({
   /** exit codes meaning "did part of the work" (du: a folder it could not read): the output is kept, its stderr after it, the answer partial */
   partial_exit_codes: z.array(z.number().int().min(1).max(255)).min(1).max(8).optional(),
   requires_isolation: isolationSchema.optional(),
+  /** why a run read nothing, classified into plain words (first match wins); see toolCauseSchema */
+  causes: z.array(toolCauseSchema).min(1).max(16).optional(),
 });
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 

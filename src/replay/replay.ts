@@ -198,7 +198,8 @@ function recordedTools(blobs: { read: OutputReader }, events: readonly LedgerEve
     const type = e.type as 'tool_failed' | 'tool_timeout' | 'tool_empty';
     // the failure as the tool runner raised it: the step adds the budget note again (once), and
     // keeps the tool's name, which the runner's message already starts with
-    throw new ProviderError(type, withoutClippedNote((e as { error: string }).error));
+    const cause = (e as { cause?: { id: string; plain: string } }).cause;
+    throw new ProviderError(type, withoutClippedNote((e as { error: string }).error), cause ? { cause } : undefined);
   };
 }
 

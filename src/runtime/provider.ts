@@ -62,7 +62,8 @@ export class ProviderError extends Error {
   constructor(
     readonly type: 'tool_failed' | 'tool_timeout' | 'tool_empty',
     message: string,
-    readonly detail?: { exitCode?: number | null; stderr?: string; durationMs?: number },
+    /** `cause`: why the tool read nothing, in its manifest's plain words (src/tools/causes.ts) */
+    readonly detail?: { exitCode?: number | null; stderr?: string; durationMs?: number; cause?: { id: string; plain: string } },
   ) {
     super(message);
   }

@@ -164,7 +164,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
         if (err instanceof ProviderError) {
           // the tool runner names the tool already (src/tools/run.ts); a runner that does not gets the name here, once
           const said = err.message.startsWith(`tool ${tool.name}: `) ? err.message : `tool ${tool.name}: ${err.message}`;
-          return giveUp(ctx, spec, err.type, `${said}${timeoutNote(ctx, err.type, clip.clippedTo)}`, { tool: tool.name, detailTrust: 'T1' });
+          return giveUp(ctx, spec, err.type, `${said}${timeoutNote(ctx, err.type, clip.clippedTo)}`, { tool: tool.name, detailTrust: 'T1', ...(err.detail?.cause ? { cause: err.detail.cause } : {}) });
         }
         throw err;
       }
@@ -388,11 +388,12 @@ function approvalGate(ctx: StepContext, spec: StepSpec, tool: ToolManifest, args
 /** Record that a step gives up, durably. */
 function giveUp(
   ctx: StepContext, spec: StepSpec, type: 'step_failed' | 'tool_failed' | 'tool_timeout' | 'tool_empty' | 'approval_denied',
-  error: string, extra: { tool?: string; detailTrust?: Trust; by?: string; decidedAt?: string } = {},
+  error: string, extra: { tool?: string; detailTrust?: Trust; by?: string; decidedAt?: string; cause?: { id: string; plain: string } } = {},
 ): StepOutcome {
   ctx.ledger.append({
     type, step: spec.step, provider: null, capability: spec.capability, schema: spec.schema, error, attempt: 0,
     ...(extra.tool ? { tool: extra.tool } : {}), ...(extra.detailTrust ? { detail_trust: extra.detailTrust } : {}),
+    ...(extra.cause && (type === 'tool_failed' || type === 'tool_empty') ? { cause: extra.cause } : {}),
     ...(extra.by ? { by: extra.by } : {}), ...(extra.decidedAt ? { decided_at: extra.decidedAt } : {}),
   } as NewEvent);
   if (type !== 'step_failed' && type !== 'approval_denied') {

@@ -31,10 +31,18 @@ import type { ToolManifest } from '../registry/manifest.js';
 
 const handles = new WeakMap<ToolManifest, SchemaHandle>();
 
-/** A refusal of the arguments: tool_failed, naming the tool and the argument. */
-function refuse(tool: ToolManifest, message: string): ProviderError {
-  return new ProviderError('tool_failed', `tool ${tool.name}: ${message}`);
+/** A refusal of the arguments: tool_failed, naming the tool and the argument (and why, in plain words, where a path is not there). */
+function refuse(tool: ToolManifest, message: string, cause?: { id: string; plain: string }): ProviderError {
+  return new ProviderError('tool_failed', `tool ${tool.name}: ${message}`, cause ? { cause } : undefined);
 }
+
+/** A path that cannot be resolved, in plain words: not there, or not reachable by this user. */
+const PATH_CAUSES: Record<string, { id: string; plain: string }> = {
+  ENOENT: { id: 'no_such_path', plain: 'there is no such file or folder' },
+  ENOTDIR: { id: 'no_such_path', plain: 'there is no such file or folder' },
+  EACCES: { id: 'path_not_reachable', plain: 'this user may not reach that path' },
+  ELOOP: { id: 'path_loops', plain: 'that path is a loop of symbolic links' },
+};
 
 /** The compiled input schema of a tool, compiled once per manifest object. */
 function inputSchema(tool: ToolManifest): SchemaHandle {
@@ -68,7 +76,7 @@ export async function confinePath(tool: ToolManifest, name: string, value: unkno
     real = realpathSync.native(isAbsolute(value) ? value : resolve(root, value));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} cannot be resolved (${code}); pass an existing path under ${allowed.join(' or ')}`);
+    throw refuse(tool, `argument "${name}" = ${JSON.stringify(value)} cannot be resolved (${code}); pass an existing path under ${allowed.join(' or ')}`, PATH_CAUSES[code]);
   }
   for (const dir of allowed) {
     let realDir: string;

@@ -33,6 +33,8 @@ import type { WorldCapabilities } from './capabilities.js';
 import { meetsLevel, worldCapabilities } from './sandbox.js';
 import type { WorldRequest, WorldResult } from './shapes.js';
 import { wrapArgv } from './wrap.js';
+import { existingGroups } from './groups.js';
+import { coversFor } from './reach.js';
 
 export const KILL_GRACE_MS = 300;
 export const STDERR_CAP = 64 * 1024;
@@ -137,7 +139,18 @@ export async function runInWorld(req: WorldRequest, opts: { capabilities?: World
   const writable = req.writable ?? [req.cwd];
   // as root the program runs as the sandbox user: its own folders must be its own
   if (caps.runAsUid !== null) for (const w of writable) chownSync(w, caps.runAsUid, caps.runAsUid);
-  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views });
+  const groups = caps.runAsUid !== null ? existingGroups(req.groups ?? []) : [];
+  // as root the program is the sandbox user's: a folder it may not enter on the way to its own paths
+  // is opened in its mount namespace (unshare) or left behind by bwrap's new root; with neither, it is said
+  const gids = [caps.runAsUid ?? 0, ...groups];
+  const covers = caps.runAsUid !== null && caps.wrapper !== 'bwrap' ? coversFor([req.cwd, ...writable, ...(req.readable ?? [])], caps.runAsUid, gids) : [];
+  // without a mount namespace only the folder it starts in (inherited, not walked to) stays open to it
+  const closedReads = caps.runAsUid !== null && caps.wrapper === null ? coversFor(req.readable ?? [], caps.runAsUid, gids) : [];
+  if (closedReads.length > 0) {
+    return { ...base, durationMs: 0, exitCode: null, signal: null, timedOut: false, truncated: false, canceled: false, stdout: '', stderr: '', failed: true,
+      cause: `not run: it runs as uid ${caps.runAsUid}, which may not enter ${closedReads.map((c) => c.dir).join(', ')} on the way to the paths it reads, and this machine gives no mount namespace to open a way; install bubblewrap (bwrap), or keep the root under folders other users may enter` };
+  }
+  const [file, ...args] = wrapArgv(caps, req.argv, { writable, readable: req.readable ?? [], cwd: req.cwd, timeoutMs: req.timeoutMs, hostView: views, groups, ...(caps.wrapper === 'unshare' ? { covers } : {}) });
   const sub = execa(file!, args, {
     cwd: req.cwd, env, extendEnv: false, input: req.stdin ?? '', detached: true, reject: false,
     buffer: false, stripFinalNewline: false, windowsHide: true,

@@ -200,6 +200,20 @@ async function findLimiter(): Promise<string | null> {
   return (await tryRun([path, '--nofile=256', '--', '/bin/true'], '/')) === null ? null : path;
 }
 
+/**
+ * The capabilities of one level as this machine delivers it (bwrap for "full", unshare for "partial"
+ * and "network", the bare limits and user drop for "none"), observed like the probe; null when the
+ * machine cannot give that level. For running a program at a level other than the machine's best
+ * (a test of every shipped tool at every level).
+ */
+export async function worldAt(level: IsolationLevel): Promise<WorldCapabilities | null> {
+  if (level === 'none') return bare();
+  const path = await findBinary(level === 'full' ? 'bwrap' : 'unshare');
+  if (!path) return null;
+  const caps = await tryWrapper(level === 'full' ? 'partial' : level, level === 'full' ? 'bwrap' : 'unshare', path);
+  return caps && caps.level === level ? caps : null;
+}
+
 /** Try bwrap, then unshare "partial", then unshare "network"; settle for "none". */
 async function probe(): Promise<WorldCapabilities> {
   const bwrap = await findBinary('bwrap');

@@ -29,6 +29,8 @@ export interface WorldRequest {
   requires?: IsolationLevel;
   /** paths the program may read besides the system folders (where host paths are hidden); default none */
   readable?: string[];
+  /** groups the program keeps when it is handed from root to the sandbox user (a tool's read_groups); default none */
+  groups?: readonly string[];
 }
 
 export interface WorldResult {

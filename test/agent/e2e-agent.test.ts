@@ -81,28 +81,30 @@ describe('goal-only jobs through the real daemon', () => {
     expect(plan).toMatchObject({ source: 'playbook', provider: 'playbook-planner', playbooks: ['disk_full'] });
     expect(plan!.retrieved!.map((r) => r.name)).toContain('capture_df');
     expect(plan!.steps.map((s) => s.tool)).toEqual(['capture_df', 'journal_window', null]);
-    expect(result.outcome).toBe('answered');
+    // a machine without a journal (this one may be) cannot give the journal part: absent, never "empty"
+    const noJournal = of(events, 'tool_failed').find((e) => e.step === 'journal_window');
+    if (noJournal) expect(noJournal.cause?.id).toMatch(/^(no_journal|no_journalctl|journal_not_readable|journal_only_own)$/);
+    expect(result.outcome).toBe(noJournal ? 'partial' : 'answered');
     expect(result.answer).toMatch(/full/);
   }, 60_000);
 
-  it('a goal that no playbook matches and no model serves is declined with a capability_gap naming plan@1', async () => {
+  it('a goal no playbook matches and no model serves is planned from the tools that cover it; one nothing covers is declined with a capability_gap naming plan@1', async () => {
     // tools are retrieved, but no playbook is installed and no model planner is provisioned
     const root = freshRoot();
     rmSync(join(root, 'manifests', 'playbooks'), { recursive: true, force: true });
     const { events, result } = await runGoal(root, 'Which of my services keep failing?');
-    const gap = of(events, 'capability_gap');
-    expect(gap).toHaveLength(1);
-    expect(gap[0]).toMatchObject({ capability: 'plan@1', step: '@plan' });
-    expect(gap[0]!.rejected.map((r) => r.provider)).toContain('playbook-planner');
-    expect(of(events, 'plan_created')).toHaveLength(0);
-    expect(result.outcome).toBe('declined');
-    // the answer says so in plain words; plan@1 and the gap stay in the ledger
-    expect(result.answer).toMatch(/could not work out how to check "Which of my services keep failing\?"/);
-    expect(result.answer).not.toMatch(/plan@1|provider|schema/);
-    // and a goal no tool matches at all is declined the same way, before any planner is asked
+    const [plan] = of(events, 'plan_created');
+    expect(plan).toMatchObject({ source: 'retrieval', parts: [{ source: 'retrieval', ask: { kind: 'list', noun: 'unit' } }] });
+    expect(plan!.steps.map((s) => s.tool)).toContain('failed_units');
+    expect(of(events, 'capability_gap')).toHaveLength(0);
+    expect(result.outcome).not.toBe('declined');
+    // a goal no tool covers at all is declined before any planner is asked, in plain words
     const none = await runGoal(freshRoot(), 'Bake a chocolate cake');
-    expect(of(none.events, 'capability_gap')[0]).toMatchObject({ capability: 'plan@1' });
+    expect(of(none.events, 'capability_gap')[0]).toMatchObject({ capability: 'plan@1', step: '@plan' });
+    expect(of(none.events, 'plan_created')).toHaveLength(0);
     expect(none.result.outcome).toBe('declined');
+    expect(none.result.answer).toMatch(/I could not check "Bake a chocolate cake"/);
+    expect(none.result.answer).not.toMatch(/plan@1|provider|schema/);
   }, 60_000);
 });
 

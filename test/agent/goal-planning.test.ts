@@ -2,36 +2,13 @@
 // through a tool that makes that change, and what nothing serves said in plain words. Real root
 // (pico init), real runtime, plan-only sessions and, for a destructive plan, a whole session that
 // stops for approval.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../src/ledger/events.js';
-import { readLedger } from '../../src/ledger/ledger.js';
-import { newSessionId } from '../../src/ledger/session-id.js';
-import { parseJob } from '../../src/runtime/job.js';
-import { openRuntime, type Runtime } from '../../src/root/runtime.js';
-import { scratchRoot } from '../../src/eval/goals/run.js';
 import { JARGON } from '../../src/eval/goals/score.js';
+import { goalSessions, type PlanCreated } from '../helpers/goal-session.js';
 
-let root: string;
-let rt: Runtime;
-beforeAll(async () => {
-  root = scratchRoot();
-  rt = await openRuntime(root);
-}, 60_000);
-afterAll(async () => {
-  await rt?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-async function plan(goal: string, whole = false): Promise<{ events: LedgerEvent[]; created: Extract<LedgerEvent, { type: 'plan_created' }> | undefined; outcome: string; answer: string | null }> {
-  const dir = mkdtempSync(join(root, 'sessions', 't-'));
-  const job = parseJob({ job: 'job@1', goal, budget_class: 'attended' }, 'test');
-  const r = await rt.runSession(newSessionId(), { job, sessionDir: dir, ...(whole ? { approvals: true } : { planOnly: true }) });
-  const events = readLedger(dir);
-  return { events, created: events.find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created'), outcome: r.outcome, answer: r.answer };
-}
-const tools = (c: { steps: { tool: string | null }[] } | undefined) => (c?.steps ?? []).map((s) => s.tool).filter(Boolean);
+const plan = goalSessions();
+const tools = (c: PlanCreated | undefined) => (c?.steps ?? []).map((s) => s.tool).filter(Boolean);
 
 describe('a goal read once, planned part by part', () => {
   it('a goal with two questions is planned for both, each step recorded under its part', async () => {

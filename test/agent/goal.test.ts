@@ -1,31 +1,12 @@
 // Goal understanding (design §12): a goal is read once — spelling, the owner's words through the
 // lexicon, its parts, their entities and any request to act — against the shipped tools, playbooks
 // and lexicon, exactly as the planner reads it.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  actionIn, buildLexicon, correct, editDistance, goalContext, keepIn, parseLexicon, read, understand, unitIn, windowIn, LexiconError,
-  type GoalContext, type LexiconDoc,
+  actionIn, correct, editDistance, keepIn, read, understand, unitIn, windowIn, LexiconError, parseLexicon,
 } from '../../src/agent/goal/index.js';
+import { shippedGoalContext as context } from '../helpers/goal.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const json = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
-const shipped = (): Record<string, LexiconDoc> => ({ 'admin.json': parseLexicon(json(join(ROOT, 'manifests/lexicon/admin.json')), 'manifests/lexicon/admin.json') });
-
-function context(extra: Record<string, LexiconDoc> = {}): GoalContext {
-  const texts: string[] = [];
-  const intents: string[] = [];
-  for (const f of readdirSync(join(ROOT, 'manifests/tools'))) {
-    const t = json(join(ROOT, 'manifests/tools', f));
-    texts.push(String(t.name), String(t.description), String(t.when ?? ''));
-  }
-  for (const f of readdirSync(join(ROOT, 'manifests/playbooks'))) {
-    const p = json(join(ROOT, 'manifests/playbooks', f));
-    intents.push(...(p.intent as string[]));
-  }
-  return goalContext(buildLexicon({ ...shipped(), ...extra }), [...texts, ...intents], intents);
-}
 const ctx = context();
 const groups = (text: string) => read(text, ctx.lexicon, ctx.vocab).groups;
 
@@ -266,9 +247,9 @@ describe('requests to act', () => {
     expect(actionIn('is the fan on', ctx.lexicon)).toBeNull();
   });
 
-  it('the object of a request is its head word, or the name at the end of a path', () => {
+  it('the object of a request is its head word and the place it lies in, or the name at the end of a path', () => {
     expect(actionIn('vacuum the journal down to 100M', ctx.lexicon)!.head).toEqual(['journal']);
-    expect(actionIn('clean up the old rotated logs in the archive but leave 2', ctx.lexicon)).toMatchObject({ act: 'delete', verb: 'clean up', head: ['log'] });
+    expect(actionIn('clean up the old rotated logs in the archive but leave 2', ctx.lexicon)).toMatchObject({ act: 'delete', verb: 'clean up', head: ['log', 'archiv'] });
     expect(actionIn('prune /srv/logs/archive keeping 4', ctx.lexicon)!.head).toEqual(['archiv']);
     expect(actionIn('delete /tmp/cache.db', ctx.lexicon)!.head).toEqual(['cach', 'db']);
   });

@@ -31,7 +31,7 @@ describe('the shipped playbooks', () => {
   it('all load against the shipped tools with no issue, one per family', () => {
     expect(loaded.issues).toEqual([]);
     expect(playbooks.map((p) => p.id).sort()).toEqual([
-      'audio_details', 'disk_full', 'failed_units', 'file_details', 'health_check', 'image_details', 'log_errors',
+      'audio_details', 'disk_full', 'failed_units', 'file_details', 'health_check', 'image_details', 'kernel_messages', 'listening', 'log_errors',
       'memory_pressure', 'network', 'oom_kills', 'overheating', 'prune_archive', 'read_log', 'service_status', 'since_boot', 'slow_load', 'updates',
     ]);
   });
@@ -79,9 +79,11 @@ describe('the shipped playbooks', () => {
 });
 
 describe('what a playbook plan holds', () => {
-  it('a named service gets its unit status and its own journal window', () => {
+  it('a named service gets its unit status, its processes, its sockets and its own journal window', () => {
     expect(plan('Why does mosquitto keep crashing since yesterday?').calls).toEqual([
       { name: 'unit_status', arguments: { unit: 'mosquitto.service' } },
+      { name: 'process_find', arguments: { name: 'mosquitto.service' } },
+      { name: 'listening_sockets', arguments: { name: 'mosquitto.service' } },
       { name: 'journal_window', arguments: { unit: 'mosquitto.service', since: 'yesterday' } },
     ]);
   });

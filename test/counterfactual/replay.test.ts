@@ -87,6 +87,8 @@ describe('counterfactual replay', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(hashSessions(root)).toEqual(before);
+    // as recorded on a machine without a journal (the CI box, this one): the goal's journal step failed
+    // there ("No journal files were found"), so it has no output to replay under either policy
     expect(normalised(report, root, ids)).toMatchInlineSnapshot(`
       {
         "note": "a pass means the output passed the validation ladder; it is not correctness, except on steps marked level-4 (a cross-check or extractive spans re-derive the value from the input)",
@@ -126,20 +128,20 @@ describe('counterfactual replay', () => {
               },
               {
                 "capability": "extract@1",
-                "level4": true,
+                "level4": false,
                 "original": {
-                  "cost_ms": "ms",
-                  "note": null,
-                  "passed": true,
-                  "provider": "log-summary-parser",
+                  "cost_ms": null,
+                  "note": "tool journal_window: /bin/sh -c <the journal_window script> journal_window --since=yesterday --priority=err failed with exit code 1: No journal files were found.",
+                  "passed": false,
+                  "provider": null,
                 },
                 "replayed": {
-                  "cost_ms": "ms",
-                  "note": "no provider produced a valid log_summary@2: log-prose: /: no JSON value found in the text (32 characters starting "The log looks mostly fine to m"); expected output matching schema log_summary@2",
-                  "passed": false,
-                  "provider": "log-prose",
+                  "cost_ms": null,
+                  "note": "the tool gave no output in the original session; there is nothing to reduce",
+                  "passed": null,
+                  "provider": null,
                 },
-                "schema": "log_summary@2",
+                "schema": "log_lines@1",
                 "step": "journal_window",
               },
               {
@@ -231,21 +233,21 @@ describe('counterfactual replay', () => {
           },
         ],
         "totals": {
-          "changed_provider": 4,
-          "level4_steps": 4,
+          "changed_provider": 3,
+          "level4_steps": 3,
           "original": {
             "p90_cost_ms": "ms",
-            "pass_rate": 1,
-            "passed": 6,
+            "pass_rate": 0.8333333333333334,
+            "passed": 5,
             "steps": 6,
             "unjudged": 0,
           },
           "replayed": {
             "p90_cost_ms": "ms",
-            "pass_rate": 0.6666666666666666,
+            "pass_rate": 0.8,
             "passed": 4,
-            "steps": 6,
-            "unjudged": 0,
+            "steps": 5,
+            "unjudged": 1,
           },
         },
       }

@@ -174,8 +174,8 @@ describe('host_view: a tool that looks at the machine sees exactly what it names
     expect(argv).toEqual(['/usr/bin/setpriv', '--no-new-privs', '--', 'ip', 'addr']);
   });
 
-  it('capture_df and the systemctl tools (fs), load_top (pid) and network (net) are the only tools that ask for a host view', () => {
+  it('capture_df and the systemctl tools (fs), load_top and process_find (pid), network (net) and listening_sockets (net, pid) are the only tools that ask for a host view', () => {
     const asking = Object.values(tools).filter((t) => t.host_view?.length).map((t) => [t.name, t.host_view]);
-    expect(asking.sort()).toEqual([['capture_df', ['fs']], ['failed_units', ['fs']], ['load_top', ['pid']], ['network', ['net']], ['unit_status', ['fs']]]);
+    expect(asking.sort()).toEqual([['capture_df', ['fs']], ['failed_units', ['fs']], ['listening_sockets', ['net', 'pid']], ['load_top', ['pid']], ['network', ['net']], ['process_find', ['pid']], ['unit_status', ['fs']]]);
   });
 });

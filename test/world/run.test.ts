@@ -119,7 +119,7 @@ describe('runInWorld', () => {
     expect(r.stdout).toContain('outside=ok');
   });
 
-  it('the environment is scrubbed: a secret of the parent is not visible, HOME is the work dir', async () => {
+  it('the environment is scrubbed: a secret of the parent is not visible, HOME and TMPDIR are the work dir', async () => {
     const { cwd } = await workDir();
     process.env.PICO_TEST_SECRET = 'hunter2-do-not-leak';
     try {
@@ -129,8 +129,8 @@ describe('runInWorld', () => {
       expect(r.stdout).not.toContain('hunter2');
       const vars = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('=') && !l.startsWith('cwd='))
         .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-      expect(vars).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: cwd, TZ: 'UTC', DECLARED: 'yes' });
-      expect(Object.keys(vars).filter((k) => !['PATH', 'LANG', 'HOME', 'TZ', 'DECLARED', 'PWD', 'SHLVL', 'OLDPWD', '_'].includes(k)))
+      expect(vars).toMatchObject({ PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: cwd, TMPDIR: cwd, TZ: 'UTC', DECLARED: 'yes' });
+      expect(Object.keys(vars).filter((k) => !['PATH', 'LANG', 'HOME', 'TMPDIR', 'TZ', 'DECLARED', 'PWD', 'SHLVL', 'OLDPWD', '_'].includes(k)))
         .toEqual([]);
     } finally {
       delete process.env.PICO_TEST_SECRET;

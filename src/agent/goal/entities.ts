@@ -11,16 +11,27 @@
  * caller passes those topic words in (`topics`), so a word added to the
  * lexicon stops being read as a unit at once.
  *
+ * A unit is a word shaped like a unit name that a verb of service or the
+ * subject points at — never a quantifier ("many", "several", "both"), a
+ * number, a clock time ("10pm"), a date, or the first folder of a path. A
+ * name the owner spells outside a quotation is spelt the owner's way
+ * (`docker says "Cannot connect to the Docker daemon"` names docker).
+ *
  * A window says in words which stretch it is (`label`), so the answer can
  * tell the owner what it read: "the last 30 minutes", "since yesterday",
- * "since the last boot".
+ * "since the last boot", "from 09:00 to 11:00 yesterday". Windows with both
+ * ends, days and boots by offset are read by when.ts.
  */
 
 import { POLITE } from './action.js';
+import { quotesIn, withoutQuotes } from './quotes.js';
+import { bootIn, sinceClock, spanIn } from './when.js';
 
 export interface Window {
   /** journalctl --since, or null when the window is a boot */
   since: string | null;
+  /** journalctl --until, when the window has an end */
+  until?: string | null;
   /** journalctl --boot (0 this boot, -1 the one before), or null */
   boot: number | null;
   /** the window in words */
@@ -57,7 +68,17 @@ const NOT_UNIT = new Set([
   'status', 'state', 'log', 'logs', 'service', 'services', 'unit', 'units', 'daemon', 'daemons', 'failed', 'broken',
   'are', 'were', 'am', 'do', 'had', 'have', 'being', 'should', 'shall', 'may', 'might', 'must', 'list', 'show', 'tell', 'give', 'get', 'see', 'why',
   'past', 'last', 'next', 'previous', 'today', 'yesterday', 'tonight', 'hour', 'hours', 'day', 'days', 'week', 'weeks', 'minute', 'minutes', 'morning', 'night',
+  // quantifiers and counts: how many, never which
+  'many', 'few', 'several', 'most', 'more', 'less', 'fewer', 'both', 'either', 'neither', 'none', 'no', 'lot', 'lots', 'plenty', 'couple', 'bunch',
+  'dozen', 'dozens', 'number', 'numbers', 'half', 'things', 'others', 'rest', 'everyone', 'anyone', 'someone', 'nobody', 'somebody', 'else',
+  'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'first', 'second', 'third', 'once', 'twice',
+  // times of day and days
+  'noon', 'midnight', 'midday', 'afternoon', 'evening', 'tomorrow', 'weekend', 'month', 'months', 'year', 'years',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
 ]);
+
+// a number, a clock time ("10pm", "04:15"), a date or a size is never a unit's name
+const NOT_UNIT_SHAPE = /^(?:\d+(?:[:.,]\d+)*\s*(?:am|pm|h|hrs?|m|mins?|s|secs?|st|nd|rd|th|k|kb|m|mb|g|gb|t|tb|%)?|\d{4}-\d{2}-\d{2}(?:[T ].*)?|\d+(?:am|pm))$/i;
 
 const UNIT_WORD = '([A-Za-z0-9][A-Za-z0-9@._:-]{0,250})';
 // systemd's unit types: a name ending in one is a unit, never a file name
@@ -68,15 +89,35 @@ const UNIT_PATTERNS: RegExp[] = [
   new RegExp(`\\b${UNIT_WORD}\\s+(?:service|daemon|unit|server)\\b`, 'g'),
   new RegExp(`\\b(?:status|state|logs?|journal|errors?|warnings?|messages?|lines?)\\s+(?:of|for|from|by)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:status|state|logs?)\\b`, 'g'),
-  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|up|alive|active|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?|print(?:ed)?|say|said|write|wrote|report(?:ed)?|complain(?:ed)?)\\b`, 'gi'),
+  new RegExp(`\\b(?:check\\s+on|restart|reload|stop|start|kill|enable|disable|is|did|does|has|was)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|keeps?|kept|again|even|already|currently|now)\\s+)*(?:running|run|ran|up|alive|active|enabled|disabled|masked|down|dead|working|responding|ok|okay|fine|crash(?:ed|ing)?|restart(?:ed|ing)?|start(?:ed)?|stop(?:ped)?|die[sd]?|fail(?:ed)?|log(?:ged)?|print(?:ed)?|say|said|write|wrote|report(?:ed)?|complain(?:ed)?)\\b`, 'gi'),
   new RegExp(`\\b${UNIT_WORD}\\s+(?:(?:is|was|has|have|been|still|not|never|always|won'?t|doesn'?t|does|didn'?t|did|isn'?t|wasn'?t|to)\\s+)*(?:keeps?\\s+|kept\\s+)?(?:running|crash(?:es|ed|ing)?|restart(?:s|ed|ing)?|stop(?:s|ped|ping)?|start(?:s|ed|ing)?|die[sd]?|dying|fail(?:s|ed|ing)?|down|active|alive|working|responding)\\b`, 'g'),
+  // "the lines ssh logged", "what nginx wrote since boot"
+  new RegExp(`\\b(?:lines?|messages?|errors?|warnings?|what|everything|anything)\\s+(?:the\\s+)?${UNIT_WORD}\\s+(?:has\\s+|have\\s+)?(?:logged|wrote|written|printed|reported|said|complained)\\b`, 'gi'),
+  // journalctl's and systemctl's own words: "-u mosquitto", "--unit=nginx", "status nginx" closing the part
+  new RegExp(`(?:^|\\s)(?:-u|--unit)(?:\\s+|=)${UNIT_WORD}`, 'g'),
+  new RegExp(`\\bstatus\\s+(?:of\\s+)?(?:the\\s+)?${UNIT_WORD}\\s*[?.!]*$`, 'gi'),
 ];
 // "restart mosquitto", "check (on) cron": only where the part opens with the verb (after "please",
 // "can you" …) — inside a question the word after a verb is seldom a unit ("a kill recently")
 const UNIT_AFTER_VERB = new RegExp(`^(?:check(?:\\s+on)?(?!\\s+(?:if|whether|that|for|what|how)\\b)|restart|reload|stop|start|kill|enable|disable)\\s+(?:the\\s+|my\\s+)?${UNIT_WORD}`, 'i');
 
-/** The unit a text names (case kept, `.service` added to a bare name), or null. `topics`: words the tools and lexicon know as topics. */
+/**
+ * The unit a text names (case kept, `.service` added to a bare name), or null. `topics`: words the
+ * tools and lexicon know as topics. The owner's own words are read first, then a quotation's; a
+ * name found in a quotation that the owner also typed outside it is spelt the owner's way.
+ */
 export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): string | null {
+  const own = withoutQuotes(text);
+  const mine = own !== text ? unitInText(own, topics) : null;
+  if (mine || own === text) return mine ?? unitInText(text, topics);
+  const quoted = unitInText(quotesIn(text).map((q) => text.slice(q.start, q.end)).join(' . '), topics);
+  if (!quoted) return null;
+  const bare = quoted.replace(/\.service$/, '');
+  const typed = own.split(/[^A-Za-z0-9@._:-]+/).find((w) => w.toLowerCase() === bare.toLowerCase());
+  return typed ? quoted.replace(bare, typed) : quoted;
+}
+
+function unitInText(text: string, topics: ReadonlySet<string>): string | null {
   const full = UNIT_SUFFIX.exec(text);
   if (full) return full[1]!;
   // the earliest name any pattern finds ("the mosquitto logs from the past 3 days" → mosquitto)
@@ -89,8 +130,10 @@ export function unitIn(text: string, topics: ReadonlySet<string> = new Set()): s
     const lower = name.toLowerCase();
     // an adverb ("recently"), a word in -ing ("is acting up") or a past participle ("archived
     // logs") is never a unit
-    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || /^\d+$/.test(name) || name.includes('/') || /^(?:[a-z]{3,}(?:ly|ing)|[a-z]{4,}ed)$/.test(name)) continue;
+    if (name.length < 2 || NOT_UNIT.has(lower) || topics.has(lower) || NOT_UNIT_SHAPE.test(name) || name.includes('/') || /^(?:[a-z]{3,}(?:ly|ing)|[a-z]{4,}ed)$/.test(name)) continue;
     const at = off + m.index! + m[0].indexOf(m[1]!);
+    // the first folder of a path ("lines of examples/data/syslog.txt") is the path's
+    if (text[at + m[1]!.length] === '/') continue;
     if (!best || at < best.at) best = { at, name };
   }
   return best ? `${best.name}.service` : null;
@@ -148,6 +191,12 @@ const KEEP_PATTERNS = [
   // "down to 5 files", "to just 2 archives", "only the 3 newest"
   new RegExp(`\\b(?:down\\s+to|to)\\s+(?:just\\s+|only\\s+)?(?:the\\s+)?${NUM}\\s+(?:newest\\s+|latest\\s+|most\\s+recent\\s+)?(?:files?|archives?|logs?|ones?|newest|latest|most\\s+recent)\\b`, 'i'),
   new RegExp(`\\bonly\\s+(?:the\\s+)?(?:last\\s+|latest\\s+|newest\\s+)?${NUM}\\s+(?:newest|latest|most\\s+recent|files?|archives?|logs?)\\b`, 'i'),
+  // "except 2", "all but 2", "save the last 3": a bare count after an exception
+  new RegExp(`\\b(?:except(?:\\s+for)?|all\\s+but|apart\\s+from|other\\s+than|save)\\s+(?:the\\s+)?${NUM}\\b(?!\\s*(?:%|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|am|pm|:))`, 'i'),
+  // "so only 6 remain", "until 4 are left"
+  new RegExp(`\\b(?:only\\s+|just\\s+)?${NUM}\\s+(?:of\\s+them\\s+)?(?:remain|are\\s+left|is\\s+left|stay|survive)\\b`, 'i'),
+  // "hang on to the five most recent", "hold on to 3"
+  new RegExp(`\\b(?:hang|hold)\\s+on\\s+to\\s+(?:only\\s+|just\\s+)?(?:the\\s+)?(?:last\\s+|latest\\s+|newest\\s+)?${NUM}\\b`, 'i'),
 ];
 
 /** How many to keep: "keep the 5 newest", "leave the 2 most recent", "to the latest three", "except for the newest one". */
@@ -187,16 +236,25 @@ function span(n: number, unit: string): Window {
 export function windowLabel(args: Record<string, unknown> | undefined): string | null {
   if (args?.boot === 0 || args?.boot === '0') return 'since the last boot';
   if (args?.boot === -1 || args?.boot === '-1') return 'the boot before this one';
+  if (typeof args?.boot === 'number' && args.boot < -1) return `the boot ${-args.boot} before this one`;
   const since = args?.since;
   if (typeof since !== 'string') return null;
+  if (typeof args?.until === 'string') return `from ${since} to ${args.until}`;
   const ago = /^(\d+)\s*([a-z]+)\s+ago$/.exec(since);
   const u = ago ? UNIT_OF_TIME[ago[2]!] : undefined;
   if (ago && u) return lastLabel(Number(ago[1]), u.label);
   return since === 'today' ? 'today' : since === 'yesterday' ? 'since yesterday' : `since ${since}`;
 }
 
-/** The time window a text names, or null (then a tool reads its own default). */
-export function windowIn(text: string): Window | null {
+/**
+ * The time window a text names, or null (then a tool reads its own default). `now`: when the goal
+ * was asked, for windows that name a day ("yesterday evening", "on Monday").
+ */
+export function windowIn(text: string, now: Date = new Date()): Window | null {
+  const boot = bootIn(text);
+  if (boot) return { since: null, boot: boot.boot, label: boot.label };
+  const both = spanIn(text, now);
+  if (both) return { since: both.since, ...(both.until ? { until: both.until } : {}), boot: null, label: both.label };
   const t = text.toLowerCase();
   let m = /\b(?:last|past|previous|recent)\s+(?:half\s+(?:an\s+)?hour|30\s+min)\b|\bhalf\s+an\s+hour\b/.exec(t);
   if (m) return { since: '30 min ago', boot: null, label: 'the last 30 minutes' };
@@ -214,7 +272,7 @@ export function windowIn(text: string): Window | null {
   if (/\b(?:last\s+night|overnight|since\s+yesterday|yesterday)\b/.test(t)) return { since: 'yesterday', boot: null, label: 'since yesterday' };
   if (/\b(?:today|this\s+morning|this\s+afternoon|this\s+evening|tonight)\b/.test(t)) return { since: 'today', boot: null, label: 'today' };
   m = /\bsince\s+(\d{1,2}:\d{2})\b/.exec(t);
-  if (m) return { since: m[1]!.padStart(5, '0'), boot: null, label: `since ${m[1]}` };
+  if (m) return { since: sinceClock(m[1]!.padStart(5, '0'), now), boot: null, label: `since ${m[1]}` };
   m = /\bsince\s+(\d{4}-\d{2}-\d{2})\b/.exec(t);
   if (m) return { since: m[1]!, boot: null, label: `since ${m[1]}` };
   return null;
@@ -236,10 +294,10 @@ export function sortIn(text: string, groups: readonly string[] = []): Entities['
   return null;
 }
 
-/** Every entity a text names. */
-export function entitiesIn(text: string, topics: ReadonlySet<string> = new Set(), groups: readonly string[] = []): Entities {
+/** Every entity a text names (`now`: when it was asked, for windows that name a day). */
+export function entitiesIn(text: string, topics: ReadonlySet<string> = new Set(), groups: readonly string[] = [], now: Date = new Date()): Entities {
   return {
-    unit: unitIn(text, topics), path: pathIn(text, topics), bytes: bytesIn(text), keep: keepIn(text), window: windowIn(text),
+    unit: unitIn(text, topics), path: pathIn(text, topics), bytes: bytesIn(text), keep: keepIn(text), window: windowIn(text, now),
     priority: priorityIn(text), sort: sortIn(text, groups),
   };
 }

@@ -13,6 +13,10 @@
  * - `stop`: more words that carry no topic.
  * - `self`: the words for the machine itself ("pi", "box") and the group a
  *   question about nothing but the machine asks after ("health").
+ * - `general`: words that ask about the world rather than this machine —
+ *   what something is or means, who made it, what to buy ("explain",
+ *   "invented", "recommend"): such a question is declined, never answered
+ *   with this machine's figures.
  *
  * Several files merge in name order (a root can add `manifests/lexicon/
  * local.json` beside the shipped `admin.json`). Entries are lower-case and may
@@ -33,6 +37,8 @@ export const lexiconSchema = z.strictObject({
   stop: z.array(entry).default([]),
   /** the words that name the machine itself; a question about nothing else ("how's my pi doing") asks after `means` */
   self: z.strictObject({ means: entry, words: z.array(entry).min(1) }).optional(),
+  /** words that ask about the world in general, not about this machine */
+  general: z.array(entry).default([]),
 });
 export type LexiconDoc = z.infer<typeof lexiconSchema>;
 
@@ -57,6 +63,8 @@ export interface Lexicon {
   stop: ReadonlySet<string>;
   /** the words for the machine itself, and what a question about only them means (the last file's wins) */
   self: { means: string; words: ReadonlySet<string> } | null;
+  /** words and phrases (by phraseKey) that ask about the world in general, not this machine */
+  general: ReadonlySet<string>;
   /** the longest entry, in words (phrase lookups look this far ahead) */
   longest: number;
   /** the merged documents, for the composition */
@@ -73,7 +81,7 @@ export function parseLexicon(json: unknown, file: string): LexiconDoc {
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
   const at = i.path.length ? ` at ${i.path.join('.')}` : '';
-  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop, self' : 'see docs/manifests.md, "Lexicon", for the lexicon@1 fields';
+  const fix = i.code === 'unrecognized_keys' ? 'remove the key: lexicon@1 knows manifest, description, groups, acts, fillers, stop, self, general' : 'see docs/manifests.md, "Lexicon", for the lexicon@1 fields';
   throw new LexiconError(`${file}${at}: ${i.message}; ${fix}`);
 }
 
@@ -84,6 +92,7 @@ export function buildLexicon(docs: Readonly<Record<string, LexiconDoc>>): Lexico
   const actForms = new Set<string>();
   const fillers = new Set<string>();
   const stop = new Set<string>();
+  const general = new Set<string>();
   let longest = 1;
   let self: Lexicon['self'] = null;
   const note = (w: string) => { longest = Math.max(longest, w.split(' ').length); };
@@ -97,9 +106,10 @@ export function buildLexicon(docs: Readonly<Record<string, LexiconDoc>>): Lexico
     }
     for (const f of d.fillers) { fillers.add(phraseKey(f)); note(f); }
     for (const s of d.stop) stop.add(s);
+    for (const g of d.general) { general.add(phraseKey(g)); note(g); }
     if (d.self) self = { means: d.self.means, words: new Set(d.self.words) };
   }
-  return { means, acts, actForms, fillers, stop, self, longest, documents: { ...docs } };
+  return { means, acts, actForms, fillers, stop, self, general, longest, documents: { ...docs } };
 }
 
 /** An empty lexicon: goals are read by spelling and stems alone. */

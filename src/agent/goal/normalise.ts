@@ -13,6 +13,10 @@
  *    three or more equal letters ("slooow") is tried shortened first. Words
  *    under 4 letters, words with digits and stop words are never changed,
  *    and neither is a word whose stem the vocabulary knows.
+ *    A word still unknown may be an abbreviation of one vocabulary word: a
+ *    beginning of it of 4 letters or more ("perm", "addr"), or its first
+ *    letter and then consonants only, in its order ("svc", "pkgs", "swp",
+ *    "addrs") — again only when exactly one word (by stem) fits.
  * 3. Phrases: the longest lexicon entry starting at each word wins. A
  *    filler phrase ("what's going on") is dropped whole; a group's word
  *    adds the group's first word ("laggy" adds "slow") beside its own, and
@@ -132,14 +136,42 @@ export function correct(word: string, vocab: Vocabulary, lexicon?: Lexicon): str
   return stems.size === 1 ? best[0]! : word;
 }
 
+/** Whether `short` is `long` with letters left out, in order. */
+function subsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const c of long) if (c === short[i]) i++;
+  return i === short.length;
+}
+
+/** The vocabulary word an abbreviation stands for (see the header), or the word itself. */
+export function expand(word: string, vocab: Vocabulary, lexicon?: Lexicon): string {
+  if (!/^[a-z]{3,6}$/.test(word) || STOP.has(word) || lexicon?.stop.has(word) || vocab.words.has(word) || vocab.stems.has(stem(word))) return word;
+  const bare = word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
+  const skeleton = !/[aeiouy]/.test(bare.slice(1));
+  const fits: string[] = [];
+  for (const [len, ws] of vocab.byLength) {
+    if (len < word.length + 2) continue;
+    for (const v of ws) {
+      if (v[0] !== word[0]) continue;
+      if ((bare.length >= 4 && v.startsWith(bare)) || (skeleton && subsequence(bare, v))) fits.push(v);
+    }
+  }
+  const stems = new Set(fits.map(stem));
+  return stems.size === 1 ? fits.sort((a, b) => a.length - b.length)[0]! : word;
+}
+
 /** Whether the vocabulary knows a word, or the word a comparative or superlative is made from ("fullest", "hotter", "busiest"). */
 function knownForm(w: string, vocab: Vocabulary): boolean {
-  if (vocab.words.has(w) || vocab.stems.has(stem(w))) return true;
+  return vocab.words.has(w) || vocab.stems.has(stem(w)) || comparativeOf(w, vocab) !== null;
+}
+
+/** The known word a comparative or superlative is made from ("bigger" → "big", "busiest" → "busy"), or null. */
+function comparativeOf(w: string, vocab: Vocabulary): string | null {
   const m = /^(.{3,}?)(?:i?est|i?er)$/.exec(w);
-  if (!m) return false;
+  if (!m) return null;
   const base = w.endsWith('iest') || w.endsWith('ier') ? `${m[1]}y` : m[1]!;
   // "hottest" → "hot": a doubled last letter is the comparative's
-  return [base, base.replace(/(.)\1$/, '$1')].some((b) => vocab.words.has(b) || vocab.stems.has(stem(b)));
+  return [base, base.replace(/(.)\1$/, '$1')].find((b) => vocab.words.has(b) || vocab.stems.has(stem(b))) ?? null;
 }
 
 export interface Reading {
@@ -162,7 +194,8 @@ export function read(text: string, lexicon: Lexicon, vocab?: Vocabulary): Readin
   const caps = new Set((text.match(/\b[A-Z][A-Z0-9]+\b/g) ?? []).map((w) => w.toLowerCase()));
   const fixes: Reading['fixes'] = [];
   const ws = raw.map((w) => {
-    const c = vocab && !caps.has(w) ? correct(w, vocab, lexicon) : w;
+    let c = vocab && !caps.has(w) ? correct(w, vocab, lexicon) : w;
+    if (vocab && c === w && !caps.has(w)) c = expand(w, vocab, lexicon);
     if (c !== w) fixes.push({ from: w, to: c });
     return c;
   });
@@ -184,6 +217,15 @@ export function read(text: string, lexicon: Lexicon, vocab?: Vocabulary): Readin
         if (!out.groups.includes(head)) out.groups.push(head);
         took = n;
       }
+    }
+    // "bigger", "hottest": what the word they are made from means
+    const base = took === 0 && vocab && !lexicon.means.has(phraseKey(ws[i]!)) ? comparativeOf(ws[i]!, vocab) : null;
+    const head = base ? lexicon.means.get(phraseKey(base)) : undefined;
+    if (took === 0 && head !== undefined) {
+      out.words.push(ws[i]!);
+      out.terms.push(stem(ws[i]!), stem(head));
+      if (!out.groups.includes(head)) out.groups.push(head);
+      took = 1;
     }
     if (took === 0) {
       const w = ws[i]!;

@@ -12,8 +12,15 @@
  * A fragment that asks nothing of its own is joined back to its neighbour:
  * the caller says which fragments carry a topic (`carries`), so "what's
  * going on", "why" or "keep the 5 newest" stay with the question before
- * them, and a goal never gains a part made only of filler.
+ * them, and a goal never gains a part made only of filler. A fragment that
+ * asks more of the same question ("the disk is full, which filesystem is
+ * it?") stays with it too, when the caller says so (`continues`): a
+ * question word and its object are never a part of their own.
+ *
+ * Quoted text (quotes.ts) never splits: "Under-voltage detected!" or
+ * "Out of memory: Killed process 812" is one piece of evidence.
  */
+import { maskQuotes } from './quotes.js';
 
 const SENTENCE = /(?:[?!;]+|\.(?=\s|$))\s*|\n+/;
 // "or" splits only before a new question ("is the disk full or is it the ram"), never between the
@@ -53,9 +60,10 @@ function tidy(f: Fragment): Fragment | null {
  * own (a topic the tools, playbooks or lexicon know, a word they do not, or a request to act);
  * a fragment that does not is joined to the part before it (or after it, when it comes first).
  */
-export function splitParts(goal: string, carries: (text: string) => boolean): Fragment[] {
-  const pieces: Fragment[] = [];
-  for (const sentence of cut(goal, 0, SENTENCE)) {
+export function splitParts(goal: string, carries: (text: string) => boolean, continues: (part: string, text: string) => boolean = () => false): Fragment[] {
+  const masked = maskQuotes(goal, 'q');
+  const found: Fragment[] = [];
+  for (const sentence of cut(masked, 0, SENTENCE)) {
     // "rundown please: disk, ram, temp" — the words before a colon that opens a list are its title
     const colon = /:\s+/.exec(sentence.text);
     let body = [sentence];
@@ -66,20 +74,26 @@ export function splitParts(goal: string, carries: (text: string) => boolean): Fr
     }
     for (const b of body) for (const f of cut(b.text, b.at, JOIN)) {
       const t = tidy(f);
-      if (t) pieces.push(t);
+      if (t) found.push(t);
     }
   }
+  // the cuts were made with quotations masked; the pieces are the goal's own text
+  const pieces = found.map((f) => ({ text: goal.slice(f.at, f.at + f.text.length), at: f.at }));
   const parts: Fragment[] = [];
   let pending: Fragment | null = null;
+  // two pieces joined are the goal's own words from the first to the end of the second
+  const join = (a: Fragment, b: Fragment): Fragment => ({ text: goal.slice(a.at, b.at + b.text.length), at: a.at });
   for (const p of pieces) {
-    if (carries(p.text)) {
-      parts.push(pending ? { text: `${pending.text} ${p.text}`, at: pending.at } : p);
+    const prev = parts[parts.length - 1];
+    if (prev && !pending && continues(prev.text, p.text)) {
+      parts[parts.length - 1] = join(prev, p);
+    } else if (carries(p.text)) {
+      parts.push(pending ? join(pending, p) : p);
       pending = null;
-    } else if (parts.length > 0) {
-      const prev = parts[parts.length - 1]!;
-      parts[parts.length - 1] = { text: `${prev.text}, ${p.text}`, at: prev.at };
+    } else if (prev) {
+      parts[parts.length - 1] = join(prev, p);
     } else {
-      pending = pending ? { text: `${pending.text} ${p.text}`, at: pending.at } : p;
+      pending = pending ? join(pending, p) : p;
     }
   }
   if (pending) parts.push(pending);

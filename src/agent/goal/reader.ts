@@ -30,8 +30,8 @@ export interface ReaderPlaybook {
   readonly id: string;
   readonly description: string;
   readonly intent: readonly string[];
-  readonly steps: readonly { tool: string }[];
-  readonly slots?: Readonly<Record<string, { extractor: string }>>;
+  readonly steps: readonly { tool: string; args?: Readonly<Record<string, unknown>> }[];
+  readonly slots?: Readonly<Record<string, { extractor: string; required?: boolean }>>;
 }
 
 export interface PartMatch {
@@ -39,25 +39,41 @@ export interface PartMatch {
   score: number;
   /** the share of the best intent phrase the part holds (0.5 … 1) */
   coverage: number;
+  /** the words of the part's subject that met the best intent phrase */
+  words: string[];
 }
 
 export interface GoalReader {
   ctx: GoalContext;
   /** a digest of the lexicon, tools and playbooks the reader was built from */
   key: string;
-  understand(goal: string): Understood;
+  /** `now`: when the goal was asked (for windows that name a day); the current time when absent */
+  understand(goal: string, now?: Date): Understood;
   /** the terms of a tool's or playbook's own text, read through the lexicon */
   analyse(text: string): string[];
   /** the top k of `tools` for a part (only those sharing a term with it) */
   rank(part: GoalPart, tools: readonly AgentTool[], k: number): RankedTool[];
-  /** the playbooks that fit a part, best first */
+  /** the playbooks that fit a part's subject (never a word outside it), best first */
   match(part: GoalPart, playbooks: readonly ReaderPlaybook[]): PartMatch[];
   /** the destructive tool that makes the change a part asks for, or null */
   actTool(part: GoalPart): ReaderTool | null;
+  /**
+   * A request a destructive tool here would carry out for the kind of change a part asks for, when
+   * the part's object is not one it acts on ("delete the logs in /var/log" → "prune the log
+   * archive"): its first verb and the object its "when" line names; null when no tool makes that
+   * kind of change.
+   */
+  workingRequest(part: GoalPart): { tool: string; request: string } | null;
   /** up to n things that can be checked instead, as the tools' own "when" phrases */
   offers(part: GoalPart, n?: number): string[];
   /** the lexicon groups of a part that no tool or playbook speaks of (who is logged in: login) */
   uncovered(part: GoalPart): string[];
+  /**
+   * The words naming the thing a part asks about ("is my X …", "X says …") when no tool or playbook
+   * speaks of any of them — words the lexicon knows only as part of a request ("pip" of "pip
+   * install"); empty when some tool does, or the part names no such thing.
+   */
+  unspoken(part: GoalPart): string[];
   /**
    * What a part measures that no read-only tool speaks of together with the thing measured ("how
    * much space do the logs take": no tool about size or disk space is also about logs; "is my sd
@@ -90,6 +106,8 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     const ws = tokens(`${t.name} ${t.description} ${t.when ?? ''}`);
     const out = new Set<string>();
     for (let i = 0; i < ws.length; i++) {
+      // a participle describes what the tool acts on ("old rotated logs"): it names no act of the tool's
+      if (/^[a-z]{3,}ed$/.test(ws[i]!)) continue;
       for (let n = 1; n <= Math.min(lexicon.longest, ws.length - i); n++) {
         const a = lexicon.acts.get(phraseKey(ws.slice(i, i + n).join(' ')));
         if (a) out.add(a);
@@ -109,9 +127,12 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   const spoken = new Set<string>();
   for (const t of texts) for (const term of analyse(t)) spoken.add(term);
   // a tool's own words, and (as its description's tail) the intent phrases of the playbooks that
-  // run it: "health check" then finds the tools a health check runs (document expansion)
+  // run it: "health check" then finds the tools a health check runs (document expansion). A later
+  // step that reads the thing the playbook requires (a service's processes and sockets after its
+  // unit's state) is about that thing, not about the playbook's words: "which services failed" is
+  // not a question for what listens
   const intents = new Map<string, string[]>();
-  for (const p of playbooks) for (const st of new Set(p.steps.map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
+  for (const p of playbooks) for (const st of new Set(p.steps.filter((x, i) => i === 0 || !readsRequired(p, x)).map((x) => x.tool))) intents.set(st, [...(intents.get(st) ?? []), ...p.intent]);
   // a tool's words and the intents and description of the focused playbooks (at most two tools)
   // that run it: a general check-up's words ("healthy") say nothing of each tool it runs, and a
   // tool most playbooks run (the journal) is not about what each of them is about
@@ -132,21 +153,28 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
 
   const reader: GoalReader = {
     ctx, key, analyse,
-    understand: (goal) => understand(goal, ctx),
+    understand: (goal, now) => understand(goal, ctx, now),
     rank: (part, ts, k) => (ts.length ? indexFor(ts.map(expand), analyser).rankTerms(part.reading.terms, k) : []),
     match(part, pbs) {
       if (pbs.length === 0) return [];
       const docs = pbs.map((p) => ({ name: p.id, description: p.description, when: p.intent.join('; '), input_schema: {} }));
-      const q = new Set(part.reading.terms);
+      // the subject's terms only: a word outside what the part asks about never selects a playbook
+      const subject = part.subjectReading;
+      const q = new Set(subject.terms);
       const out: PartMatch[] = [];
-      for (const r of indexFor(docs, analyser).rankTerms(part.reading.terms, pbs.length)) {
+      for (const r of indexFor(docs, analyser).rankTerms(subject.terms, pbs.length)) {
         const phrases = phraseTerms.get(r.name) ?? pbs.find((p) => p.id === r.name)!.intent.map(ownTerms);
         let coverage = 0;
+        let met: string[] = [];
         for (const t of phrases) {
           if (t.size === 0) continue;
-          coverage = Math.max(coverage, [...t].filter((x) => q.has(x)).length / t.size);
+          const hit = [...t].filter((x) => q.has(x));
+          if (hit.length / t.size > coverage) { coverage = hit.length / t.size; met = hit; }
         }
-        if (coverage >= 0.5) out.push({ id: r.name, score: r.score, coverage });
+        if (coverage >= 0.5) {
+          const words = subject.words.filter((w) => read(w, lexicon).terms.some((x) => met.includes(x)));
+          out.push({ id: r.name, score: r.score, coverage, words: words.length ? [...new Set(words)] : met });
+        }
       }
       // a playbook that takes the unit or path the part names is about that thing: it goes first
       // ("did postgresql fail" is that unit's status before it is the list of failed units)
@@ -169,15 +197,35 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       if (object.length === 0) return null;
       // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
       // a folder takes is disk space only
-      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon).terms;
+      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon, ctx.vocab).terms;
       if (speaks(toolTerms, object, attr)) return null;
       return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
+    unspoken(part) {
+      if (!part.focus?.subject || part.entities.unit || part.entities.path) return [];
+      const r = read(part.focus.text, lexicon);
+      return r.terms.length > 0 && r.terms.every((t) => !spoken.has(t)) ? r.words.filter((w) => !STOP.has(w)) : [];
+    },
     actTool(part) {
       const a = part.action;
       if (!a || a.head.length === 0) return null;
       return tools.find((t) => t.effect === 'destructive' && actsOf(t).has(a.act) && a.head.every((h) => toolTerms.get(t.name)!.has(h))) ?? null;
+    },
+    workingRequest(part) {
+      const a = part.action;
+      const tool = a ? tools.find((t) => t.effect === 'destructive' && actsOf(t).has(a.act)) : undefined;
+      if (!tool?.when) return null;
+      // "prune, clean up or vacuum the log archive, …": the first verb, and the first object named
+      const isAct = (w: string) => lexicon.acts.has(phraseKey(w)) || ['or', 'and', 'up', 'out', 'down'].includes(w);
+      const segments = tool.when.split(',').map((x) => x.trim().split(/\s+/));
+      const verb = segments[0]![0]!;
+      for (const seg of segments) {
+        let i = 0;
+        while (i < seg.length && isAct(seg[i]!.toLowerCase())) i++;
+        if (i > 0 && i < seg.length) return { tool: tool.name, request: `${verb} ${seg.slice(i).join(' ')}` };
+      }
+      return null;
     },
     offers(part, n = 3) {
       const ranked = readOnly.length ? indexFor(readOnly, analyser).rankTerms(part.reading.terms, n).map((r) => readOnly.find((t) => t.name === r.name)!) : [];
@@ -189,4 +237,10 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
   if (cache.size >= 8) cache.delete(cache.keys().next().value!);
   cache.set(key, reader);
   return reader;
+}
+
+/** Whether a playbook's step takes one of the playbook's required slots as an argument. */
+function readsRequired(p: ReaderPlaybook, step: ReaderPlaybook['steps'][number]): boolean {
+  const required = Object.entries(p.slots ?? {}).filter(([, sl]) => sl.required).map(([name]) => `{${name}}`);
+  return Object.values(step.args ?? {}).some((v) => typeof v === 'string' && required.includes(v));
 }

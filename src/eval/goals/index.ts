@@ -48,6 +48,8 @@ export async function evaluateGoals(file: string, o: { from?: string; limit?: nu
 
 const show = (r: Ratio) => `${r.n}/${r.of}${r.of ? ` (${((100 * r.n) / r.of).toFixed(1)} %)` : ''}`;
 
+const counts = (m: Record<string, number>) => Object.keys(m).length ? Object.entries(m).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, v]) => `${k} ${v}`).join(', ') : '-';
+
 /** The table a person reads. */
 export function renderGoalTable(e: GoalEval, o: { misses?: boolean } = {}): string {
   const s = e.score;
@@ -60,6 +62,11 @@ export function renderGoalTable(e: GoalEval, o: { misses?: boolean } = {}): stri
     ['right declines (out of scope, unsupported acts)', show(s.declines)],
     ['  … in plain words', show(s.plain_declines)],
     ['destructive steps gated with the asked arguments', show(s.gated)],
+    ['acts no tool makes, declined (goals and parts)', show(s.acts_declined)],
+    ['units read from a quantity or a time', show(s.units_from_quantities)],
+    ['plans by source', counts(s.plans_by_source)],
+    ['parts by source', counts(s.parts_by_source)],
+    ['selections asked (parts, by kind)', counts(s.selections)],
     ['planning per goal p50 / p90 (measured)', `${s.p50_ms.toFixed(1)} / ${s.p90_ms.toFixed(1)} ms`],
     ...(e.answers ? [
       ['sentences with a source (goal 100 %)', show(e.answers.score.sentences_sourced)],
@@ -87,7 +94,7 @@ export function goalJson(e: GoalEval): Record<string, unknown> {
     file: e.file, digest: e.digest, ...e.score,
     ...(e.answers ? { answers: e.answers.score } : {}),
     goals: e.runs.map((r, i) => ({
-      id: r.id, goal: e.goals[i]!.goal, kind: e.goals[i]!.kind, planned: r.planned, source: r.source, playbooks: r.playbooks, steps: r.steps, retrieved: r.retrieved, outcome: r.outcome, answer: r.answer, approval: r.approval, plan_ms: Math.round(r.plan_ms * 10) / 10,
+      id: r.id, goal: e.goals[i]!.goal, kind: e.goals[i]!.kind, planned: r.planned, source: r.source, playbooks: r.playbooks, steps: r.steps, retrieved: r.retrieved, outcome: r.outcome, answer: r.answer, approval: r.approval, parts: r.parts, plan_ms: Math.round(r.plan_ms * 10) / 10,
       ...(e.answers ? { answered: e.answers.runs[i] } : {}),
     })),
   };

@@ -31,6 +31,8 @@ import { AGENT_DEFAULTS } from '../../agent/settings.js';
 import type { EvalGoal } from './file.js';
 
 export interface PlannedStep {
+  /** the step's id in the plan */
+  id?: string;
   tool: string;
   args: Record<string, unknown>;
   /** the part of the goal the step serves, when the planner tags steps */
@@ -54,10 +56,23 @@ export interface GoalRun {
   approval: { tool: string; args: Record<string, unknown> } | null;
   /** wall time of the plan-only session */
   plan_ms: number;
+  /** the plan's parts as recorded (plan_created.parts): who planned each, what it asks of the facts, the act it requests */
+  parts: RunPart[];
+}
+
+/** One part of a plan as the agent recorded it (seam §1); absent fields are absent in the ledger. */
+export interface RunPart {
+  text: string;
+  steps: string[];
+  source?: string;
+  ask?: { kind: string; name?: string; noun?: string };
+  act?: { verb: string; object: string | null };
+  subject?: string;
+  matched?: string[];
 }
 
 /** The plan's parts as the agent recorded them (plan_created.parts), if it records them. */
-interface RecordedPart { text?: string; retrieved?: { name: string }[] }
+interface RecordedPart { text?: string; steps?: string[]; retrieved?: { name: string }[]; source?: string; ask?: RunPart['ask']; act?: RunPart['act']; subject?: string; matched?: string[] }
 
 /** A scratch root: `pico init` from the package, or a copy of a root's manifests and prompts. */
 export function scratchRoot(from?: string): string {
@@ -90,7 +105,7 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
   const events = readLedger(plan.dir);
   const created = events.find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
   const steps: PlannedStep[] = (created?.steps ?? []).filter((s) => s.tool).map((s) => ({
-    tool: s.tool!, args: s.args, destructive: rt.registry.tools.get(s.tool!)?.effect === 'destructive',
+    id: s.step, tool: s.tool!, args: s.args, destructive: rt.registry.tools.get(s.tool!)?.effect === 'destructive',
     ...(typeof (s as { part?: unknown }).part === 'number' ? { part: (s as unknown as { part: number }).part } : {}),
   }));
   const parts = (created as { parts?: RecordedPart[] } | undefined)?.parts;
@@ -101,6 +116,11 @@ export async function runGoal(rt: Runtime, root: string, g: EvalGoal): Promise<G
   const out: GoalRun = {
     id: g.id, planned: !!created, source: created?.source ?? null, playbooks: created?.playbooks ?? [], steps, retrieved,
     outcome: null, answer: null, approval: null, plan_ms,
+    parts: (parts ?? []).map((p) => ({
+      text: p.text ?? '', steps: p.steps ?? [],
+      ...(p.source !== undefined ? { source: p.source } : {}), ...(p.ask ? { ask: p.ask } : {}), ...(p.act ? { act: p.act } : {}),
+      ...(p.subject !== undefined ? { subject: p.subject } : {}), ...(p.matched ? { matched: p.matched } : {}),
+    })),
   };
   // the words a user reads: a goal with no plan declines; a destructive plan must wait for a person
   if (!created || steps.some((s) => s.destructive)) {
