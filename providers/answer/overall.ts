@@ -10,6 +10,8 @@ import { int, oneOf, STATES, type State } from './words.js';
 /** One fact of the renderer's input document (render.ts); here because the closing line reads it too. */
 export interface AnswerFact {
   step: string;
+  /** the seq of the fact's fact_added event: a sentence's source */
+  seq: number;
   schema: string;
   fact: Record<string, unknown>;
   trust: 'T0' | 'T1' | 'T2';

@@ -14,12 +14,12 @@ const BIDI_ANY = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
 /** Longest quoted value, in characters, before it is cut with "…". */
 export const QUOTE_MAX = 80;
 
-/** A fact value as quoted data: one line, no double quotes inside, at most QUOTE_MAX characters. */
-export function quote(value: unknown): string {
+/** A fact value as quoted data: one line, no double quotes inside, at most `max` (QUOTE_MAX) characters. */
+export function quote(value: unknown, max = QUOTE_MAX): string {
   // line controls become a space; bidirectional ones (which only reorder text on screen) go
   const flat = String(value).replace(LINE_RUN, ' ').replace(BIDI_ANY, '').replace(/"/g, "'").trim();
   const chars = [...flat];
-  const short = chars.length > QUOTE_MAX ? `${chars.slice(0, QUOTE_MAX - 1).join('')}…` : flat;
+  const short = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
   return `"${short}"`;
 }
 
@@ -61,6 +61,6 @@ export const count = (k: number, one: string, many = `${one}s`): string => `${k}
 
 /** The first `max` quoted values, then "and N more". */
 export function quotedList(values: unknown[], max = 4): string {
-  const shown = values.slice(0, max).map(quote).join(', ');
+  const shown = values.slice(0, max).map((v) => quote(v)).join(', ');
   return values.length > max ? `${shown} and ${values.length - max} more` : shown;
 }

@@ -21,9 +21,12 @@ import { planSteps, type PlanSession, type Planner, type PlanStepEv } from '../r
 import type { StepContext } from '../runtime/step.js';
 import { cachedSteps, type CacheHit } from './cache.js';
 import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
+import type { Registry } from '../registry/registry.js';
+import { decideCoverage } from './answer/coverage.js';
+import { terms } from '../memory/terms.js';
+import { windowLabel } from './goal/entities.js';
 import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
-import type { Registry } from '../registry/registry.js';
 import { explain } from './goal/explain.js';
 import { decideFollowups } from './followups.js';
 import { followupNotes } from './followup-notes.js';
@@ -35,12 +38,28 @@ type PlanDeps = PlanSession & { playbooks?: readonly Playbook[]; lexicon?: Lexic
 
 /** The agent's planner for the loop: these functions, planning from `playbooks` and the `lexicon` (loaded with the manifests). */
 export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon): Planner {
+  // an offer of what can be checked instead is about the question when they share a word of substance (its stem)
+  const topical = () => (offer: string, text: string): boolean => { const mine = new Set(terms(text)); return terms(offer).some((t) => mine.has(t)); };
   return {
     plannableTools, cacheHit, droppedUnplanned,
+    // a check is named by what it reads (its tool's description up to the first comma or
+    // bracket) and the values it was given, never by the tool's id
     explain: (ledger, held, planned, registry) => {
-      const words = checkWords(registry);
-      const said = explain(ledger.all, held, planned, words);
+      const words = (tool: string, args: Record<string, unknown>): string => checkWords(registry, tool, args);
+      const said = explain(ledger.all, held, planned, words, topical());
       return { ...said, notes: [...said.notes, ...followupNotes(ledger.all, held, playbooks, words)] };
+    },
+    cover: (ledger, _plan, registry) => {
+      // decided once for these facts: a resumed answer step reads the decision already recorded
+      const at = ledger.all.findLastIndex((e) => e.type === 'coverage');
+      if (at >= 0 && !ledger.all.slice(at).some((e) => e.type === 'fact_added' || 'error' in e)) return;
+      const coverage = decideCoverage(ledger.all, {
+        check: (tool, args) => checkWords(registry, tool, args),
+        destructive: (tool) => registry.tools.get(tool)?.effect === 'destructive',
+        topical: topical(),
+      });
+      // made durable by the answer's own commit, which follows at once; lost in a crash, it is decided again
+      ledger.append({ type: 'coverage', ...coverage });
     },
     reuse: (hit, registry) => {
       const steps = cachedSteps(hit, registry);
@@ -53,25 +72,30 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
 }
 
 /**
- * A check named by what it reads (its tool's description up to the first comma or bracket) and the
- * values it was given, never by the tool's id.
+ * A check in words: what its tool reads (the description up to the first comma or bracket) and the
+ * values it was given, never the tool's id; an argument the description names in backticks reads
+ * as its value ("the newest `keep` files" → "the newest 5 files").
  */
-function checkWords(registry: Registry): (tool: string, args: Record<string, unknown>) => string {
-  return (tool, args) => {
-    const t = registry.tools.get(tool);
-    if (!t) return tool;
-    // an argument the description names in backticks reads as its value ("the newest `keep` files" → "the newest 5 files")
-    let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
-    const given: string[] = [];
-    for (const [k, v] of Object.entries(args)) {
-      if (typeof v !== 'string' && typeof v !== 'number') continue;
-      if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
-      else given.push(String(v));
-    }
-    what = what.replace(/`/g, '').trim();
-    return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
-  };
+export function checkWords(registry: Registry, tool: string, args: Record<string, unknown>): string {
+  const t = registry.tools.get(tool);
+  if (!t) return 'a check';
+  let what = t.description.split(/[,;(]|\.\s|\.$/)[0]!;
+  const given: string[] = [];
+  // a window and a level read as words ("since the last boot", "errors"), not as the tool's arguments
+  const window = windowLabel(args);
+  if (window) given.push(window);
+  for (const [k, v] of Object.entries(args)) {
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    if (what.includes(`\`${k}\``)) what = what.split(`\`${k}\``).join(String(v));
+    else if (k === 'priority' && typeof v === 'string') given.push(LEVEL_WORDS[v] ?? `${v} and worse`);
+    else if (!window || !['since', 'boot', 'until'].includes(k)) given.push(String(v));
+  }
+  what = what.replace(/`/g, '').trim();
+  return `${what.charAt(0).toLowerCase()}${what.slice(1)}${given.length ? ` (${given.join(', ')})` : ''}`;
 }
+
+/** A log level as a person says it: the lines of that level and worse. */
+const LEVEL_WORDS: Record<string, string> = { emerg: 'emergencies', alert: 'alerts and worse', crit: 'critical lines and worse', err: 'errors and worse', warning: 'warnings and worse', notice: 'notices and worse', info: 'every line but debug', debug: 'every line' };
 
 /** The planner's memory lines as the policy snapshot recorded them. */
 export function plannerLines(ledger: Ledger): string[] {
@@ -127,7 +151,9 @@ export async function replan(
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
   const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
-  const ran = plan.slice(0, i + 1).filter((p) => p.tool);
+  // every check that ran, before the failed one or (on a resume) after it: none is run again
+  const ranAt = (p: PlanStepEv, j: number) => j <= i || held.has(p.step) || missing.has(p.step);
+  const ran = plan.filter((p, j) => p.tool && ranAt(p, j));
   const done = ran.filter((p) => held.has(p.step)).map((p) => ({ tool: p.tool!, args: p.args }));
   const r: PlanResult = await planSession({
     registry: d.registry, playbooks: d.playbooks ?? [], goal: d.job.goal, step: ctx, held, missing, root: d.root, avoidance: plannerLines(ledger),
@@ -137,18 +163,21 @@ export async function replan(
   if (!r.ok) return {};
   const byKey = new Map(ran.map((p) => [callKey(p.tool!, p.args), p]));
   const fresh: JobStep[] = [];
+  // a call proposed again names the step that already ran it, in the parts the replan records
+  const reused = new Map<string, string>();
   for (const st of r.steps) {
     const before = byKey.get(callKey(st.tool!, st.args));
     if (!before) { fresh.push(st); continue; }
-    if (held.has(before.step)) continue; // already answered: reuse its fact
+    if (held.has(before.step)) { reused.set(st.step, before.step); continue; } // already answered: reuse its fact
     const loop = `loop: the replan proposed ${st.tool} with the same arguments as step ${before.step}, which already failed; the plan stops here`;
     ledger.append({ type: 'breaker_tripped', step: st.step, provider: null, capability: st.capability, schema: st.schema, error: loop, attempt: 0, breaker: 'loop' });
     ledger.commit();
     return { loop };
   }
-  const kept = plan.slice(0, i + 1).filter((p) => p.step !== ANSWER_STEP);
+  const kept = plan.filter((p, j) => p.step !== ANSWER_STEP && ranAt(p, j));
   const next = withAnswer(fresh, kept);
-  ledger.append({ type: 'plan_created', ...r.created, steps: next });
+  const parts = r.created.parts?.map((p) => ({ ...p, steps: [...new Set(p.steps.map((st) => reused.get(st) ?? st))] }));
+  ledger.append({ type: 'plan_created', ...r.created, ...(parts ? { parts } : {}), steps: next });
   ledger.commit();
   return { plan: next };
 }

@@ -1,5 +1,6 @@
 /**
- * Jobs over the API: `POST /jobs` (submit) and `GET /jobs/ID` (its state).
+ * Jobs over the API: `POST /jobs` (submit a job@1, or `{"goal": "…"}` alone, which stands
+ * for the job `pico ask` makes of it: src/jobs/goal.ts) and `GET /jobs/ID` (its state).
  *
  * A submitted body is judged by the inbox's own inspector (daemon/inspect.ts),
  * not by a second validator: it is written under its new id into a staging
@@ -26,6 +27,7 @@ import { dropIntoInbox } from '../daemon/submit.js';
 import { isSessionId, newSessionId } from '../ledger/session-id.js';
 import { findRejection } from '../daemon/reject.js';
 import { jobInfo } from '../jobs/list.js';
+import { goalBody } from '../jobs/goal.js';
 
 export type Submitted =
   | { ok: true; id: string }
@@ -36,8 +38,9 @@ export function jobLinks(id: string): { self: string; events: string } {
   return { self: `/jobs/${id}`, events: `/jobs/${id}/events` };
 }
 
-/** Judge `bytes` as the inbox would judge a file `<id>.json`; queue it when it passes. */
-export async function submitBody(root: string, bytes: Buffer, maxBytes: number): Promise<Submitted> {
+/** Judge `bytes` as the inbox would judge a file `<id>.json` (a body of only a goal stands for its job@1); queue it when it passes. */
+export async function submitBody(root: string, body: Buffer, maxBytes: number): Promise<Submitted> {
+  const bytes = goalBody(body);
   const id = newSessionId();
   const name = `${id}.json`;
   if (bytes.length > maxBytes) return { ok: false, code: 413, ...sizeProblem(name, bytes.length, maxBytes) };

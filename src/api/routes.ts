@@ -3,7 +3,7 @@
  *
  *   GET  /health            the daemon's state (no token: a probe needs no secret)
  *   GET  /metrics           Prometheus text (metrics.ts)
- *   POST /jobs              submit a job@1 body (jobs.ts): 202, or 400/413/415 with the inbox's reason
+ *   POST /jobs              submit a job@1 body, or {"goal": "…"} alone (jobs.ts): 202, or 400/413/415 with the inbox's reason
  *   GET  /jobs/ID           the job's state and result (jobs.ts)
  *   GET  /jobs/ID/events    its ledger as server-sent events (events.ts)
  *

@@ -13,10 +13,12 @@
  *   --limit N             only the first N cases (a cassette remembers its cases: --replay runs them)
  *   --save                write the measured pass rates into the provider manifest
  *
- * `pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]` measures the agent
- * instead: every goal of a goal file planned in a scratch root, scored for retrieval, plans,
- * parts, declines and approvals (src/eval/goals/); `--root` names the root whose manifests are
- * measured (default: the package's).
+ * `pico eval --goals FILE [--only REGEX] [--limit N] [--plans-only] [--root DIR] [--json]` measures
+ * the agent instead: every goal of a goal file planned in a scratch root, scored for retrieval,
+ * plans, parts, declines and approvals, then answered on this machine and scored for what a
+ * person reads — sentences with a source, parts both answered and not checked (src/eval/goals/;
+ * `--plans-only` skips the answers); `--root` names the root whose manifests are measured
+ * (default: the package's).
  *
  * Exit 0 when the table was produced; 1 when the provider cannot run; 2 on a
  * usage or case-file error; 3 when the root's manifests do not load.
@@ -30,13 +32,13 @@ import { saveMeasured, type Saved } from '../eval/save.js';
 import { jsonReport, renderTable } from '../eval/table.js';
 import { evalProgress, type ProgressSink } from '../eval/progress.js';
 
-const USAGE = 'pico eval --goals FILE [--only REGEX] [--limit N] [--root DIR] [--json]\n       pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
+const USAGE = 'pico eval --goals FILE [--only REGEX] [--limit N] [--plans-only] [--root DIR] [--json]\n       pico eval CASES (--provider ID | --recorded | --replay DIR) [--modes raw,extract,ladder,retry,grammar] [--record DIR] [--tools compact|full] [--shots 0|1|2] [--no-json-only] [--limit N] [--save] [--root DIR] [--json]';
 
 const options = {
   provider: { type: 'string' }, modes: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' },
   recorded: { type: 'boolean' }, record: { type: 'string' }, replay: { type: 'string' },
   tools: { type: 'string' }, shots: { type: 'string' }, 'no-json-only': { type: 'boolean' },
-  limit: { type: 'string' }, save: { type: 'boolean' }, goals: { type: 'string' }, only: { type: 'string' },
+  limit: { type: 'string' }, save: { type: 'boolean' }, goals: { type: 'string' }, only: { type: 'string' }, 'plans-only': { type: 'boolean' },
 } as const;
 
 /** The prompt variant from the flags, or undefined when none was given. */
@@ -107,7 +109,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** `pico eval --goals FILE`: the agent measured on a goal file (src/eval/goals/). */
-async function goalsMain(values: { goals?: string; only?: string; root?: string; json?: boolean; provider?: string; recorded?: boolean; replay?: string; record?: string; modes?: string }, positionals: string[], limit: number | undefined): Promise<number> {
+async function goalsMain(values: { goals?: string; only?: string; root?: string; json?: boolean; 'plans-only'?: boolean; provider?: string; recorded?: boolean; replay?: string; record?: string; modes?: string }, positionals: string[], limit: number | undefined): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`--goals FILE takes no case file (got ${positionals.join(' ')})\nusage: ${USAGE}`);
   const other = (['provider', 'recorded', 'replay', 'record', 'modes'] as const).filter((k) => values[k] !== undefined);
   if (other.length) throw new UsageError(`--goals measures the agent's planning; --${other.join(', --')} belong to the provider comparison\nusage: ${USAGE}`);
@@ -119,7 +121,7 @@ async function goalsMain(values: { goals?: string; only?: string; root?: string;
   }
   try {
     const { evaluateGoals, goalJson, renderGoalTable } = await import('../eval/goals/index.js');
-    const run = await evaluateGoals(values.goals!, { ...(values.root !== undefined ? { from: path.resolve(values.root) } : {}), ...(limit ? { limit } : {}), ...(only ? { only } : {}) });
+    const run = await evaluateGoals(values.goals!, { ...(values.root !== undefined ? { from: path.resolve(values.root) } : {}), ...(limit ? { limit } : {}), ...(only ? { only } : {}), answers: values['plans-only'] !== true });
     emit(values.json === true, goalJson(run), () => renderGoalTable(run));
     return EXIT.ok;
   } catch (e) {

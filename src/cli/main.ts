@@ -18,10 +18,11 @@ import { isStorageError, storageCode, storageFix } from '../base/storage-error.j
  * when --root or PICO_ROOT names it (default: it needs one, from --root, PICO_ROOT or the current
  * folder; src/root/place.ts checks it).
  */
-type Command = { summary: string; writes?: 'flag' | 'positional'; root?: 'named'; inboxGroupMay?: true; load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
+type Command = { summary: string; writes?: 'flag' | 'positional'; root?: 'named'; inboxGroupMay?: true | ((argv: readonly string[]) => boolean); load: () => Promise<{ main: (argv: string[]) => Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
   init: { summary: 'create a root with the shipped defaults: pico init DIR', writes: 'positional', load: () => import('./init.js') },
+  ask: { summary: 'ask a question: answered in the foreground, or --submit to the daemon and followed: pico ask "QUESTION" [--submit] [--root DIR] [--json]', writes: 'flag', inboxGroupMay: (argv) => argv.includes('--submit'), load: () => import('./ask.js') },
   run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', writes: 'flag', load: () => import('./run.js') },
   plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', writes: 'flag', load: () => import('./plan.js') },
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
@@ -123,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`pico ${name}: ${problem.problem}\n${problem.fix ? `fix: ${problem.fix}\n` : ''}`);
         return EXIT.usage;
       }
-      if (use.writes) assertRootOwner(use.dir, name, rest, cmd.inboxGroupMay);
+      if (use.writes) assertRootOwner(use.dir, name, rest, typeof cmd.inboxGroupMay === 'function' ? cmd.inboxGroupMay(rest) : cmd.inboxGroupMay);
     }
     return await (await cmd.load()).main(rest);
   } catch (err) {

@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { newSessionId } from '../ledger/session-id.js';
 import { createLogger } from '../base/log.js';
-import { JobError, parseJob } from '../runtime/job.js';
+import { JobError, parseJob, type Job } from '../runtime/job.js';
 import { checkJobAgainstRegistry, describeProblems } from '../runtime/job-check.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 import { readNamedJson } from '../base/named-file.js';
@@ -31,12 +31,20 @@ const USAGE = 'pico run JOB.json [--root DIR] [--json]';
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`name one job file\nusage: ${USAGE}`);
-  const root = rootOf(values);
   const file = resolve(positionals[0]!);
   const read = readNamedJson(file, 'job file', DEFAULT_MAX_JOB_BYTES);
   if ('problem' in read) throw new UsageError(`${read.problem}\nfix: ${read.fix}`);
   const raw = read.value;
   const job = parseJob(raw, file);
+  return runForeground(rootOf(values), job, { json: !!values.json, source: file });
+}
+
+/**
+ * Run one job in the foreground (pico run, pico ask): its progress on stderr, the answer (or with
+ * `json` the result document) on stdout, the session ingested into memory; exit 0 when answered,
+ * 1 when partial, declined or cancelled. `source` names where the job came from in an error.
+ */
+export async function runForeground(root: string, job: Job, o: { json: boolean; source: string }): Promise<number> {
   const log = createLogger({ to: 'stderr', level: 'warn' });
   // Ctrl-C or SIGTERM: exit through process.exit, so the execution world's exit hook kills the
   // running tool's process group instead of leaving it behind (the session can be resumed).
@@ -45,13 +53,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     // names this root does not know are the user's mistake, not a session to decline
     const problems = checkJobAgainstRegistry(job, rt.registry);
-    if (problems.length > 0) throw new JobError(`${file}: ${describeProblems(problems)}`, problems.map((p) => p.fix).join('; '));
+    if (problems.length > 0) throw new JobError(`${o.source}: ${describeProblems(problems)}`, problems.map((p) => p.fix).join('; '));
     const id = newSessionId();
     const dir = rt.sessionDir(id);
     mkdirSync(dir, { recursive: true });
     writeFileAtomicSync(join(dir, 'job.json'), JSON.stringify(job, null, 2) + '\n');
     // progress goes to stderr, so the answer alone is on stdout; --json prints the result document only
-    const progress = values.json ? null : runProgress(process.stderr, `pico show ${id} --root ${root} --full`);
+    const progress = o.json ? null : runProgress(process.stderr, `pico show ${id} --root ${root} --full`);
     let result: Awaited<ReturnType<typeof rt.runSession>>;
     try {
       result = await rt.runSession(id, { job, ...(progress ? { onEvent: progress.onEvent, onProgress: progress.onProgress } : {}) });
@@ -60,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     await ingest(root, dir, log);
     const doc = result.resultPath ? JSON.parse(readFileSync(result.resultPath, 'utf8')) : result;
-    emit(!!values.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);
+    emit(o.json, doc, () => `${result.answer ?? '(no answer)'}\n\n[${result.outcome}] session ${id} — pico show ${id} --root ${root}`);
     return result.outcome === 'answered' ? EXIT.ok : EXIT.negative;
   } finally {
     await rt.close();

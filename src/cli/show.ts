@@ -55,10 +55,14 @@ export function describe(e: LedgerEvent, o: { full?: boolean; rest?: string } = 
     case 'declined': return `declined: ${short(e.reason)}`;
     case 'approval_requested': return `${e.step} approval requested: ${e.reason}`;
     case 'approval_granted': return `${e.step} approval granted by ${e.by}`;
-    case 'answer_sent': return `ANSWER [${e.outcome}] (${e.trust}, ${e.spent.wall_ms} ms, ${e.spent.model_calls} model calls):\n${e.text}`;
+    case 'coverage': return `coverage: ${e.parts.map((p) => `"${short(p.text, 60)}" ${p.status}${p.from.length ? ` from ${sources(p.from)}` : ''}`).join('; ')}${e.stopped ? ` (${e.stopped})` : ''}`;
+    case 'answer_sent': return `ANSWER [${e.outcome}] (${e.trust}, ${e.spent.wall_ms} ms, ${e.spent.model_calls} model calls):\n${e.text}${e.sentences ? `\nsentences and their sources:\n${e.sentences.map((s, i) => `  ${i + 1}. ${short(s.text)} <- ${s.from.length ? sources(s.from) : `fixed: ${s.fixed ?? '?'}`}${s.selection ? ` (${s.selection.kind}${s.selection.noun ? ` ${s.selection.noun}` : ''} from ${s.selection.field})` : ''}`).join('\n')}` : ''}`;
     default: return `${'step' in e ? `${e.step} ` : ''}${e.type}${'provider' in e && e.provider ? ` ${e.provider}` : ''}: ${short((e as { error?: string }).error ?? '')}`;
   }
 }
+
+/** A sentence's sources as the ledger names them: step#seq. */
+const sources = (from: readonly { step: string; seq: number }[]): string => from.map((f) => `${f.step}#${f.seq}`).join(', ');
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...rootOption, ...jsonOption, full: { type: 'boolean' } }, USAGE);

@@ -8,8 +8,8 @@
  * src/progress/side-file.ts; rewritten in place on a terminal, a plain line
  * every 2 s otherwise). A value cut on a line says where the rest is. A job still in
  * the inbox or queue is waited for; a job that was rejected prints its
- * reason. Exit 0 when the session ends answered or partial, 1 when declined,
- * rejected or unknown, 2 on usage errors. The watch ends when the session
+ * reason. Exit 0 when the session ends answered or partial, 1 when declined
+ * or rejected, 2 on usage errors and an id the root does not know. The watch ends when the session
  * closes (an answer, or a result.json written without one); while it has
  * not, it checks every second that a daemon serves the root, and when none
  * does it says so and exits 1 instead of waiting for ever. A session that waits for a person
@@ -40,18 +40,38 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`pico watch: expected one JOB id like 20261129-113512-3fa9c01b2d4e (as printed by pico submit), got ${JSON.stringify(positionals)}\n`);
     return 2;
   }
-  const paths = daemonPaths(rootOf(values));
+  const f = await followJob(rootOf(values), id, { raw: !!values.json, out: process.stdout, who: 'pico watch' });
+  if (f.end === 'waiting') return 0;
+  if (f.end === 'interrupted') return 130;
+  if (f.end === 'no_job') return 2;
+  return f.outcome === 'answered' || f.outcome === 'partial' ? 0 : 1;
+}
+
+/** How a followed job ended: its outcome, or why the following stopped without one. */
+export interface Followed {
+  end: 'closed' | 'waiting' | 'unserved' | 'interrupted' | 'unknown' | 'no_job';
+  outcome: string | null;
+}
+
+/**
+ * Follow job `id` of `root` to its end, writing to `out` one readable line per event with the
+ * live progress (or, `raw`, the ledger lines as they are; `quiet`, nothing): what `pico watch`
+ * prints, and what `pico ask --submit` shows while the daemon answers. Problems (no such job, a
+ * rejection, no daemon) go to stderr under `who`; a session that waits for a person is said on `out`.
+ */
+export async function followJob(root: string, id: string, o: { raw?: boolean; quiet?: boolean; out: NodeJS.WriteStream; who: string; skip?: (type: string) => boolean }): Promise<Followed> {
+  const paths = daemonPaths(root);
   const files = sessionFiles(paths, id);
   const known = (): boolean => existsSync(files.dir) || existsSync(join(paths.inbox, `${id}.json`));
   if (!known()) {
     const rej = findRejection(paths.rejected, id);
     if (rej) {
-      process.stderr.write(`pico watch: job ${id} was rejected: ${rej.problem}\n  fix: ${rej.fix}\n`);
-      return 1;
+      process.stderr.write(`${o.who}: job ${id} was rejected: ${rej.problem}\n  fix: ${rej.fix}\n`);
+      return { end: 'unknown', outcome: null };
     }
     // an id the root does not know is the person's mistake, as it is for cancel and retry
-    process.stderr.write(`pico watch: no job ${id} under ${paths.sessions} (not in the inbox, not claimed); check the id and --root\n`);
-    return 2;
+    process.stderr.write(`${o.who}: no job ${id} under ${paths.sessions} (not in the inbox, not claimed); check the id and --root\n`);
+    return { end: 'no_job', outcome: null };
   }
   const stop = new AbortController();
   const onInt = (): void => stop.abort();
@@ -77,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   const timer = setInterval(look, SERVED_CHECK_MS);
   const more = `pico show ${id} --root ${paths.root} --full`;
   // a person sees, beside each event, how long its step took, and the live tokens of a call in flight
-  const progress = values.json ? null : watchProgress(process.stdout, files.dir, id, more);
+  const progress = o.raw || o.quiet ? null : watchProgress(o.out, files.dir, id, more);
   try {
     for await (const line of followLedger(files.ledger, files.result, { signal: stop.signal, vanished: () => !known() })) {
       let e: { type?: string; outcome?: string } | null = null;
@@ -87,8 +107,10 @@ export async function main(argv: string[]): Promise<number> {
         // describeLine shows it as unreadable
       }
       if (e?.type === 'answer_sent') outcome = e.outcome ?? null;
-      if (!progress) process.stdout.write(`${visible(line)}\n`); // a JSON line holds no raw control character; a torn one is defanged
-      else progress.line(`${describeLine(line, more)}${e && typeof e === 'object' ? progress.onEvent(e as Record<string, unknown>) : ''}`);
+      if (o.quiet) continue;
+      if (!progress) o.out.write(`${visible(line)}\n`); // a JSON line holds no raw control character; a torn one is defanged
+      else if (!(e?.type && o.skip?.(e.type))) progress.line(`${describeLine(line, more)}${e && typeof e === 'object' ? progress.onEvent(e as Record<string, unknown>) : ''}`);
+      else if (e && typeof e === 'object') progress.onEvent(e as Record<string, unknown>);
     }
   } finally {
     progress?.close();
@@ -96,23 +118,23 @@ export async function main(argv: string[]): Promise<number> {
     clearInterval(timer);
   }
   if (unserved !== null && outcome === null && !existsSync(files.result)) {
-    process.stderr.write(`pico watch: no daemon serves ${paths.root} (${unserved}); job ${id} waits until one runs: start it with \`pico daemon --root ${paths.root}\` (or systemctl start picoharness), then watch again\n`);
-    return 1;
+    process.stderr.write(`${o.who}: no daemon serves ${paths.root} (${unserved}); job ${id} waits until one runs: start it with \`pico daemon --root ${paths.root}\` (or systemctl start picoharness), then watch again\n`);
+    return { end: 'unserved', outcome: null };
   }
   if (waits !== null && outcome === null) {
     const w = waits as { step: string; tool: string | null };
-    process.stdout.write(`session ${id} waits for a person to approve step ${w.step}${w.tool ? ` (${w.tool})` : ''}: pico approve ${id} ${w.step}, or pico deny ${id} ${w.step}; then watch again\n`);
-    return 0;
+    o.out.write(`session ${id} waits for a person to approve step ${w.step}${w.tool ? ` (${w.tool})` : ''}: pico approve ${id} ${w.step}, or pico deny ${id} ${w.step}; then watch again\n`);
+    return { end: 'waiting', outcome: null };
   }
-  if (stop.signal.aborted && unserved === null) return 130;
+  if (stop.signal.aborted && unserved === null) return { end: 'interrupted', outcome };
   if (outcome === null && !known()) {
     const rej = findRejection(paths.rejected, id);
-    process.stderr.write(`pico watch: job ${id} left the inbox without a session${rej ? `: rejected: ${rej.problem}\n  fix: ${rej.fix}` : ''}\n`);
-    return 1;
+    process.stderr.write(`${o.who}: job ${id} left the inbox without a session${rej ? `: rejected: ${rej.problem}\n  fix: ${rej.fix}` : ''}\n`);
+    return { end: 'unknown', outcome: null };
   }
   if (outcome === null && existsSync(files.result)) {
     outcome = (JSON.parse(readFileSync(files.result, 'utf8')) as { outcome?: string }).outcome ?? null;
-    if (!values.json) process.stdout.write(`(session closed without an answer event: outcome ${outcome ?? 'unknown'}; see ${files.result})\n`);
+    if (!o.raw && !o.quiet) o.out.write(`(session closed without an answer event: outcome ${outcome ?? 'unknown'}; see ${files.result})\n`);
   }
-  return outcome === 'answered' || outcome === 'partial' ? 0 : 1;
+  return { end: 'closed', outcome };
 }

@@ -47,6 +47,7 @@ export function describeLine(line: string, rest?: string): string {
     case 'fact_added': parts.push(f('step'), f('provider'), f('schema'), f('trust'), f('confidence')); break;
     case 'resumed': parts.push(f('after_seq'), f('reason')); break;
     case 'declined': parts.push(f('reason')); break;
+    case 'coverage': parts.push(Array.isArray(e.parts) ? (e.parts as { status?: unknown }[]).map((p) => String(p.status)).join(', ') : ''); break;
     case 'answer_sent': return `${head} ${f('outcome')}\n${typeof e.text === 'string' ? e.text : short(e.text, more)}`;
     default:
       if (typeof e.error === 'string') parts.push(f('step'), f('provider'), f('error', ERROR_MAX));

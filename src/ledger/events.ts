@@ -74,6 +74,13 @@ export const planStepSchema = z.strictObject({
   from: z.array(z.string()),
 });
 
+/** The seam's shapes: a sentence's source (step, fact_added seq), a part's ask and act (§1), one answer sentence: its facts or fixed phrase (§4). */
+const sourceSchema = z.strictObject({ step: z.string(), seq: z.number().int().nonnegative() });
+export const askSchema = z.strictObject({ kind: z.string(), name: z.string().optional(), noun: z.string().optional() });
+const actSchema = z.strictObject({ verb: z.string(), object: z.string().nullable() });
+export const sentenceSchema = z.strictObject({ text: z.string(), part: z.number().int().nonnegative().optional(), from: z.array(sourceSchema), fixed: z.string().optional(), selection: askSchema.extend({ field: z.string(), result: z.unknown() }).optional() });
+export type AnswerSentence = z.infer<typeof sentenceSchema>;
+
 export const eventSchemas = {
   composition: z.strictObject({
     ...base, type: z.literal('composition'),
@@ -124,18 +131,9 @@ export const eventSchemas = {
       window: z.string().optional(),
       unchecked: z.string().optional(),
       offers: z.array(z.string()).optional(),
-      /** seam §1: what the part asks about, the words that selected its plan, who planned it */
-      subject: z.string().optional(),
-      matched: z.array(z.string()).optional(),
-      source: z.enum(['playbook', 'retrieval', 'model']).optional(),
-      /** seam §1: what the part asks of the facts (absent: the subject's state) */
-      ask: z.strictObject({
-        kind: z.enum(ASK_KINDS),
-        name: z.string().optional(),
-        noun: z.enum(ASK_NOUNS).optional(),
-      }).optional(),
-      /** seam §1: a request to change something; a part with it is never answered by a read */
-      act: z.strictObject({ verb: z.string(), object: z.string().nullable() }).optional(),
+      /** seam §1: what the part asks about, the words that selected its plan, who planned it, what it asks of the facts (absent: the subject's state), a change it asks for (never answered by a read) */
+      subject: z.string().optional(), matched: z.array(z.string()).optional(), source: z.enum(['playbook', 'retrieval', 'model']).optional(),
+      ask: z.strictObject({ kind: z.enum(ASK_KINDS), name: z.string().optional(), noun: z.enum(ASK_NOUNS).optional() }).optional(), act: actSchema.optional(),
     })).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
@@ -252,11 +250,17 @@ export const eventSchemas = {
   declined: z.strictObject({
     ...base, type: z.literal('declined'), reason: z.string(), missing: z.array(z.string()),
   }),
+  /** Each part of the goal answered, partial or not checked, decided once before the answer step (seam §2; src/agent/answer/coverage.ts) */
+  coverage: z.strictObject({ ...base, type: z.literal('coverage'), parts: z.array(z.strictObject({
+    text: z.string(), status: z.enum(['answered', 'partial', 'unchecked']), steps: z.array(z.string()), from: z.array(sourceSchema),
+    left: z.array(z.strictObject({ step: z.string(), what: z.string(), why: z.string() })).optional(), said: z.string().optional(), offers: z.array(z.string()).optional(),
+    window: z.strictObject({ label: z.string(), from: z.array(sourceSchema) }).optional(), named: z.string().optional(), subject: z.string().optional(), ask: askSchema.optional(), act: actSchema.optional(), followups: z.array(z.strictObject({ step: z.string(), because: z.array(z.number().int().nonnegative()), why: z.string() })).optional(),
+  })), stopped: z.string().optional() }),
   answer_sent: z.strictObject({
     ...base, type: z.literal('answer_sent'),
     outcome: z.enum(['answered', 'partial', 'declined', 'cancelled']),
     text: z.string(), missing: z.array(z.string()), trust: trustSchema,
-    spent: budgetSpentSchema,
+    spent: budgetSpentSchema, sentences: z.array(sentenceSchema).optional(), // each with its sources (absent in older ledgers)
   }),
 } as const;
 

@@ -16,7 +16,7 @@ import type { LoadedRoot } from '../registry/load.js';
 import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MEASUREMENT_WINDOW, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
 
 /** Code whose behaviour decides routing and validation: its digest is part of the composition. */
-const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop', '../runtime/planner', '../agent/planning', '../agent/session-plan', '../agent/retrieval', '../agent/settings', '../agent/extractors', '../agent/failure-lines'];
+const POLICY_MODULES = ['../runtime/policy', '../runtime/settings', '../runtime/step', '../runtime/loop', '../runtime/planner', '../agent/planning', '../agent/session-plan', '../agent/retrieval', '../agent/settings', '../agent/extractors', '../agent/failure-lines', '../agent/answer/coverage', '../agent/answer/select', '../agent/answer/named', '../agent/goal/explain'];
 
 function moduleDigest(rel: string): string {
   const base = fileURLToPath(new URL(rel, import.meta.url));

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../ledger/clock.js';
 import { writeComposition, COMPOSITION_FILE, COMPOSITIONS_DIR } from '../ledger/composition.js';
 import { join } from 'node:path';
-import type { EventOf, Measurement } from '../ledger/events.js';
+import type { AnswerSentence, EventOf, Measurement } from '../ledger/events.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
 import type { ProviderAdapter } from './provider.js';
@@ -287,6 +287,8 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
       fail('breaker_tripped', stopped, { breaker: 'max_steps' });
       continue;
     }
+    // COVERAGE, DECIDED ONCE (seam §2), recorded before the answer reads it
+    if (!s.tool && s.schema === 'answer@1' && !d.job.plan) d.planner.cover?.(ledger, plan, d.registry);
     started++;
     d.log.debug({ session: d.sessionId, step: s.step, capability: s.capability, schema: s.schema }, 'step started');
     const t0 = performance.now();
@@ -348,37 +350,42 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   const answerFact = last ? state.facts.get(last.step) : undefined;
   const dataFacts = plan.filter((s) => s.step !== last?.step && state.facts.has(s.step));
   const held = [...state.facts.values()].filter((f) => plan.some((s) => s.step === f.step));
-  let text: string;
+  const coverage = ledger.all.some((e) => e.type === 'coverage'); // seam §2: the renderer said every part from it
+  let text: string, said: AnswerSentence[];
   let outcome: EventOf<'answer_sent'>['outcome'];
   if (answerFact && last?.schema === 'answer@1' && typeof (answerFact.fact as { text?: unknown }).text === 'string') {
-    text = (answerFact.fact as { text: string }).text;
-  } else if (held.length > 0) {
-    text = held.map((f) => `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`).join('\n');
-  } else text = '';
+    text = (answerFact.fact as { text: string }).text; // a writer naming no sentences (a model) made it from every fact it read
+    said = [...(answerFact.fact as { sentences?: AnswerSentence[] }).sentences ?? [{ text, from: dataFacts.map((s) => ({ step: s.step, seq: state.facts.get(s.step)!.seq })) }]];
+  } else {
+    said = held.map((f) => ({ text: `${f.step} (${f.schema}, ${f.trust}): ${JSON.stringify(f.fact)}`, from: [{ step: f.step, seq: f.seq }] }));
+    text = said.map((x) => x.text).join('\n');
+  }
+  const add = (fixed: string, line: string): string => { said.push({ text: line, from: [], fixed }); return line; };
   // a goal-only job's words come from its planner: plain, per part of the goal (jargon stays in the ledger)
   const words = d.job.plan || !d.planner.explain ? null : d.planner.explain(ledger, new Set(state.facts.keys()), plan.length > 0, d.registry);
-  // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so
-  const cut = plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return !state.followups.has(s.step) && state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
+  // a fact from a tool run that did part of the work (a declared partial exit code) answers in part, and says so (coverage says it itself)
+  const cut = !coverage && plan.some((s) => { const o = ledger.all.findLast((e) => e.type === 'tool_output' && e.step === s.step); return !state.followups.has(s.step) && state.facts.has(s.step) && o?.type === 'tool_output' && !!o.exit_code; });
   const cutNote = cut ? ['This answer is partial: a check could not read everything it was asked to, so it covers only what it could read.'] : [];
-  if (missing.length === 0 && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
+  // with coverage, every part answered is an answer, whatever check beside them read nothing
+  if ((missing.length === 0 || (coverage && answerFact && !words?.unanswered)) && plan.length > 0) outcome = words?.unanswered || cut ? 'partial' : 'answered';
   else if (d.cancelled) outcome = 'cancelled';
   else if (held.length > 0 && (dataFacts.length > 0 || plan.length === 1)) outcome = 'partial';
   else outcome = 'declined';
   if (outcome === 'declined') {
     const reason = `nothing could be established: ${missing.join('; ')}`;
     ledger.append({ type: 'declined', reason, missing });
-    text = words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`);
+    if (!(coverage && answerFact && text)) { said.length = 0; text = add('declined', words?.decline ?? (words?.notes.length ? words.notes.join('\n') : `I cannot answer "${d.job.goal}" with what runs on this machine. ${missing.join('. ')}.`)); }
   } else if (words && outcome !== 'cancelled') {
-    text = [text, ...words.notes, ...cutNote].filter((t) => t.length > 0).join('\n');
+    text = [text, ...words.notes.map((n) => add('explain', n)), ...cutNote.map((n) => add('partial-read', n))].filter((t) => t.length > 0).join('\n');
   } else if (outcome === 'partial') {
-    text = [text, ...cutNote, ...(missing.length ? [`(partial answer — missing: ${missing.join('; ')})`] : [])].join('\n');
+    text = [text, ...cutNote.map((n) => add('partial-read', n)), ...(missing.length ? [add('missing', `(partial answer — missing: ${missing.join('; ')})`)] : [])].join('\n');
   } else if (outcome === 'cancelled') {
-    text = `${text ? `${text}\n` : ''}(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`;
+    text = `${text ? `${text}\n` : ''}${add('cancelled', `(cancelled by the operator; ${held.length > 0 ? 'partial answer from the facts held — ' : 'nothing was established — '}missing: ${missing.join('; ')})`)}`;
   }
-  if (d.job.sample) text = `${text ? `${text}\n` : ''}(sample data from ${d.job.sample}, not this machine)`;
+  if (d.job.sample) text = `${text ? `${text}\n` : ''}${add('sample', `(sample data from ${d.job.sample}, not this machine)`)}`;
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
-  ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent });
+  ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent, ...(said.length ? { sentences: said } : {}) });
   ledger.commit();
   d.log.debug({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
 }

@@ -7,7 +7,7 @@
  * tells the daemon a session is finished.
  */
 import { join } from 'node:path';
-import type { LedgerEvent } from '../ledger/events.js';
+import type { EventOf, LedgerEvent } from '../ledger/events.js';
 import { LEDGER_FILE } from '../ledger/ledger.js';
 import { writeFileAtomicSync } from '../base/durable-file.js';
 
@@ -19,6 +19,7 @@ export interface SessionResultDoc {
   goal: string | null;
   outcome: 'answered' | 'partial' | 'declined' | 'cancelled';
   answer: string;
+  sentences?: EventOf<'answer_sent'>['sentences']; // each with its sources (step, ledger seq) or its fixed phrase; absent for older ledgers
   missing: string[];
   trust: string;
   facts: { step: string; schema: string; provider: string; trust: string; confidence: number | null; fact: unknown; provenance: string }[];
@@ -45,7 +46,7 @@ export function resultFromEvents(sessionId: string, events: readonly LedgerEvent
   return {
     result: 'result@1', session_id: sessionId,
     goal: user?.type === 'user_input' ? user.text : null,
-    outcome: answer.outcome, answer: answer.text, missing: answer.missing, trust: answer.trust,
+    outcome: answer.outcome, answer: answer.text, ...(answer.sentences ? { sentences: answer.sentences } : {}), missing: answer.missing, trust: answer.trust,
     facts, spent: answer.spent,
     composition: comp?.type === 'composition' ? comp.hash : null,
     started_at: events[0]?.t ?? null, ended_at: answer.t,

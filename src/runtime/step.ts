@@ -29,7 +29,7 @@ import type { HeldFact } from './fold.js';
 import { HookRejection, runHooks, type Hook, type Phase } from './hooks.js';
 import { select } from './policy.js';
 import { BREAKERS } from './settings.js';
-import { assertVisible, factsInput, rebuildView, sentenceOf, type FactInput } from './view.js';
+import { assertVisible, coveredParts, factsInput, rebuildView, sentenceOf, type FactInput } from './view.js';
 
 /** How a step gets its tool output: run the tool live, or (in replay) from the recorded ledger. */
 export type ToolRunner = (tool: ToolManifest, args: Record<string, unknown>, step: string, opts?: { approved?: boolean }) => Promise<{ output: string; exitCode: number | null; durationMs: number; truncated: boolean }>;
@@ -121,7 +121,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
   const missing: string[] = [];
   for (const s of spec.from ?? []) {
     const f = held.get(s);
-    if (f) facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
+    if (f) facts.push({ step: s, seq: f.seq, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
     else missing.push(s);
   }
   // Trust of the step's input: the tool's declared output trust, or the weakest of the facts it reads.
@@ -172,7 +172,7 @@ export async function runStep(ctx: StepContext, spec: StepSpec, held: Map<string
     } else {
       // A facts step's input is what the ledger holds; a hook may observe it (a change would be
       // unlogged and is caught by the visibility check before the call).
-      input = phase('EXECUTE', null, factsInput(ctx.goal, facts, missing)) as string;
+      input = phase('EXECUTE', null, factsInput(ctx.goal, facts, missing, coveredParts(ledger.all, ledger.all.length))) as string;
     }
     const inputBytes = Buffer.byteLength(input, 'utf8');
 

@@ -12,6 +12,7 @@ import type { Trust } from '../base/trust.js';
 
 export interface FactInput {
   step: string;
+  seq: number; // of its fact_added event: an answer sentence's source
   schema: string;
   trust: Trust;
   fact: unknown;
@@ -22,10 +23,13 @@ export interface FactInput {
 /** The `x-sentence` of a schema, to go beside its fact in the answer step's input (none: nothing). */
 export const sentenceOf = (json: Record<string, unknown> | undefined): { sentence?: unknown } => (json && 'x-sentence' in json ? { sentence: json['x-sentence'] } : {});
 
-/** The input text of a step that reduces earlier facts (the answer step). */
-export function factsInput(goal: string, facts: FactInput[], missing: string[]): string {
-  return canonicalJson({ goal, facts, missing });
+/** The input text of a step that reduces earlier facts (the answer step), with the goal's recorded coverage (seam §2). */
+export function factsInput(goal: string, facts: FactInput[], missing: string[], parts?: unknown[]): string {
+  return canonicalJson({ goal, facts, missing, ...(parts ? { parts } : {}) });
 }
+
+/** The parts of the coverage recorded after the last fact before `seq`, or undefined. */
+export const coveredParts = (events: readonly LedgerEvent[], seq: number): unknown[] | undefined => ((e) => (e?.type === 'coverage' ? e.parts : undefined))(events.slice(0, seq).findLast((e) => e.type === 'coverage' || e.type === 'fact_added'));
 
 export interface ProviderView {
   input: string;
@@ -67,10 +71,10 @@ export function rebuildView(
     const missing: string[] = [];
     for (const s of from) {
       const f = [...events].reverse().find((e) => e.type === 'fact_added' && e.step === s);
-      if (f && f.type === 'fact_added') facts.push({ step: s, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
+      if (f && f.type === 'fact_added') facts.push({ step: s, seq: f.seq, schema: f.schema, trust: f.trust, fact: f.fact, ...sentenceOf(schemaJson(f.schema)) });
       else missing.push(s);
     }
-    input = factsInput(user.text, facts, missing);
+    input = factsInput(user.text, facts, missing, coveredParts(events, startedAt));
   }
   let feedback: string | null = null;
   if (attempt > 1) {

@@ -64,7 +64,7 @@ describe('one table of exit codes', () => {
     }
     const far = await pico(['frobnicate']);
     expect(far.code).toBe(2);
-    expect(far.stderr).toMatch(/the commands: init, run, .*status/);
+    expect(far.stderr).toMatch(/the commands: init, ask, run, .*status/);
   }, 120_000); // eight commands, each a process start: seconds apiece on a loaded box
 
   it('a job file that is missing, a folder or empty is said in words by run, submit and fleet submit alike (exit 2)', async () => {

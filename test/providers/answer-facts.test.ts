@@ -10,7 +10,7 @@ import { compileSchema, FIXTURES, ROOT } from './fixtures.js';
 
 type Fact = Record<string, unknown>;
 const render = (facts: { step: string; schema: string; fact: Fact }[]) =>
-  codeProviders.answer!({ text: JSON.stringify({ goal: 'g', facts: facts.map((f) => ({ ...f, trust: 'T1' })), missing: [] }), capability: 'answer@1', schemaId: 'answer@1' }) as { text: string; cites: string[] };
+  codeProviders.answer!({ text: JSON.stringify({ goal: 'g', facts: facts.map((f, seq) => ({ ...f, seq, trust: 'T1' })), missing: [] }), capability: 'answer@1', schemaId: 'answer@1' }) as { text: string; cites: string[] };
 const say = (schema: string, fact: Fact) => render([{ step: 's', schema, fact }]).text;
 const golden = (dir: string, name: string): Fact => JSON.parse(readFileSync(join(FIXTURES, dir, `${name}.expected.json`), 'utf8')) as Fact;
 

@@ -15,7 +15,7 @@ const schema = (sentence: unknown, properties: Record<string, unknown> = {
 }) => ({ $id: 'dir_size@1', type: 'object', properties, 'x-sentence': sentence });
 
 const dirSize = ['{path} takes {kilobytes:kib}.', 'I could not read {unreadable}: not counted in this figure.'];
-const fact = (f: Record<string, unknown>, sentence: unknown = dirSize): AnswerFact => ({ step: 'size', schema: 'dir_size@1', fact: f, trust: 'T1', sentence: sentence as string[] });
+const fact = (f: Record<string, unknown>, sentence: unknown = dirSize): AnswerFact => ({ step: 'size', seq: 4, schema: 'dir_size@1', fact: f, trust: 'T1', sentence: sentence as string[] });
 
 describe('x-sentence: the grammar and its check against the schema', () => {
   it('reads literal text and placeholders, with and without a format', () => {
@@ -91,14 +91,14 @@ describe('the answer renderer says a fact through its schema\'s sentence', () =>
   });
 
   it('the shipped schemas keep their own sentences; a declared sentence wins, and one that can say nothing gives way to them', () => {
-    const disk = { step: 'disk', schema: 'disk_usage@1', trust: 'T1' as const, fact: { fullest: { mount: '/', used_percent: 50, state: 'ok', available_bytes: 1024 }, filesystems: [{ mount: '/' }] } };
+    const disk = { step: 'disk', seq: 4, schema: 'disk_usage@1', trust: 'T1' as const, fact: { fullest: { mount: '/', used_percent: 50, state: 'ok', available_bytes: 1024 }, filesystems: [{ mount: '/' }] } };
     expect(renderAnswer({ goal: 'g', facts: [disk], missing: [] }).text).toMatch(/^"\/" is 50% full/);
     expect(renderAnswer({ goal: 'g', facts: [{ ...disk, sentence: 'Filesystems read: {filesystems:count}.' }], missing: [] }).text).toBe('Filesystems read: 1.');
     expect(renderAnswer({ goal: 'g', facts: [{ ...disk, sentence: 'Fullest: {fullest}.' }], missing: [] }).text).toMatch(/^"\/" is 50% full/);
   });
 
   it('the provider refuses an input whose sentence is not a string or a list of strings, naming the field', () => {
-    const text = JSON.stringify({ goal: 'g', facts: [{ ...fact({ path: '/x', kilobytes: 1 }), sentence: { evil: true } }], missing: [] });
+    const text = JSON.stringify({ goal: 'g', facts: [{ ...fact({ path: '/x', kilobytes: 1 }), seq: 3, sentence: { evil: true } }], missing: [] });
     expect(() => answerProvider({ text, capability: 'answer@1', schemaId: 'answer@1' })).toThrow(/facts\[0\]\.sentence \(the schema's x-sentence\) must be a string or a list of strings/);
   });
 });

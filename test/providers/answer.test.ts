@@ -10,7 +10,9 @@ import { parseDf } from '../../providers/disk-usage/index.js';
 import { summarizeLog } from '../../providers/log-summary/index.js';
 import { compileSchema, ROOT } from './fixtures.js';
 
-const render = (doc: unknown) => codeProviders.answer!({ text: JSON.stringify(doc), capability: 'answer@1', schemaId: 'answer@1' }) as { text: string; cites: string[] };
+// each fact gets the seq the runtime would give it (its place here), unless the test names one
+const withSeq = (doc: unknown) => { const d = doc as { facts?: unknown[] }; return Array.isArray(d.facts) ? { ...d, facts: d.facts.map((f, i) => (typeof f === 'object' && f !== null && !('seq' in f) && 'schema' in f ? { seq: i, ...f } : f)) } : doc; };
+const render = (doc: unknown) => codeProviders.answer!({ text: JSON.stringify(withSeq(doc)), capability: 'answer@1', schemaId: 'answer@1' }) as { text: string; cites: string[] };
 const df = parseDf(readFileSync(join(ROOT, 'examples/data/df.txt'), 'utf8'));
 const log = summarizeLog(readFileSync(join(ROOT, 'examples/data/syslog.txt'), 'utf8'));
 

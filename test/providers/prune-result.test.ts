@@ -47,9 +47,9 @@ describe('prune_result@1', () => {
 
   it('the answer names what went and what stayed; a prune with nothing to remove says so', () => {
     const dir = archive();
-    const went = renderAnswer({ goal: 'prune', facts: [{ step: 'prune', schema: 'prune_result@1', trust: 'T1', fact: parsePrune(prune(dir, 3)) as never }], missing: [] });
+    const went = renderAnswer({ goal: 'prune', facts: [{ step: 'prune', seq: 5, schema: 'prune_result@1', trust: 'T1', fact: parsePrune(prune(dir, 3)) as never }], missing: [] });
     expect(went.text).toBe(`Removed 2 files from "${dir}" (203 bytes): "app.log.2", "app.log.1"; kept the newest 3 of 5: "app.log.5", "app.log.4", "app.log.3".`);
-    const none = renderAnswer({ goal: 'prune', facts: [{ step: 'prune', schema: 'prune_result@1', trust: 'T1', fact: parsePrune(prune(dir, 3)) as never }], missing: [] });
+    const none = renderAnswer({ goal: 'prune', facts: [{ step: 'prune', seq: 5, schema: 'prune_result@1', trust: 'T1', fact: parsePrune(prune(dir, 3)) as never }], missing: [] });
     expect(none.text).toMatch(/^Nothing was removed from ".*"; kept the newest 3 of 3: /);
   });
 

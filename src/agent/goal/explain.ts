@@ -56,17 +56,21 @@ const offerText = (offers: readonly string[] | undefined) =>
  * whether a plan was made, `words` names a tool's check in words (what it answers). Without parts recorded (an operator's plan, an older ledger) there is
  * nothing to add.
  */
-export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean, words: (tool: string, args: Record<string, unknown>) => string = (t) => t): Explained {
+export function explain(events: readonly LedgerEvent[], held: ReadonlySet<string>, planned: boolean, words: (tool: string, args: Record<string, unknown>) => string = (t) => t, topical: (offer: string, goal: string) => boolean = () => true): Explained {
+  // coverage decided once before the answer (src/agent/answer/coverage.ts): the answer said every part, nothing is added
+  const coverage = events.findLast((e) => e.type === 'coverage');
+  if (planned && coverage?.type === 'coverage') return { decline: null, notes: [], unanswered: coverage.parts.some((p) => p.status !== 'answered') };
   const created = [...events].reverse().find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
   if (!planned) {
     // no plan: each part's reason as planning recorded it in words, else one plain sentence
     const said: string[] = [];
+    const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
     for (const e of events) {
       if (e.type !== 'capability_gap' || !e.plain) continue;
-      const line = `${e.plain}${offerText(e.offers)}`;
+      // what can be checked instead, only when it is about what was asked
+      const line = `${e.plain}${offerText(e.offers?.filter((o) => topical(o, input?.text ?? '')))}`;
       if (!said.includes(line)) said.push(line);
     }
-    const input = events.find((e): e is Extract<LedgerEvent, { type: 'user_input' }> => e.type === 'user_input');
     const goal = input ? input.text.slice(0, 120) : 'this';
     return { decline: said.length ? said.join(' ') : `I could not work out how to check "${goal}" on this machine.`, notes: [], unanswered: true };
   }

@@ -92,7 +92,8 @@ export function scratchRoot(from?: string): string {
   return dir;
 }
 
-function session(rt: Runtime, root: string, goal: string, planOnly: boolean) {
+/** A session of a goal in the scratch root: plan only, or whole with approvals on (a destructive step waits). */
+export function session(rt: Runtime, root: string, goal: string, planOnly: boolean) {
   const dir = mkdtempSync(join(root, 'sessions', 'eval-'));
   const job = parseJob({ job: 'job@1', goal, budget_class: 'attended', label: 'pico eval --goals' }, 'pico eval --goals');
   return { dir, run: () => rt.runSession(newSessionId(), { job, sessionDir: dir, ...(planOnly ? { planOnly: true } : { approvals: true }) }) };
