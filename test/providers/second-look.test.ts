@@ -25,7 +25,7 @@ const FAMILIES: Array<{ schema: string; entry: string }> = [
 type Fact = Record<string, unknown>;
 const golden = (dir: string, name: string): Fact => JSON.parse(readFileSync(join(FIXTURES, dir, `${name}.expected.json`), 'utf8')) as Fact;
 const say = (schema: string, fact: Fact) => (codeProviders.answer!({
-  text: JSON.stringify({ goal: 'why', facts: [{ step: 's', schema, fact, trust: 'T1' }], missing: [] }), capability: 'answer@1', schemaId: 'answer@1',
+  text: JSON.stringify({ goal: 'why', facts: [{ step: 's', seq: 1, schema, fact, trust: 'T1' }], missing: [] }), capability: 'answer@1', schemaId: 'answer@1',
 }) as { text: string }).text;
 
 for (const { schema, entry } of FAMILIES) {
