@@ -21,6 +21,7 @@ import { planSteps, type PlanSession, type Planner, type PlanStepEv } from '../r
 import type { StepContext } from '../runtime/step.js';
 import { cachedSteps, type CacheHit } from './cache.js';
 import { ANSWER_STEP, callKey, plannableTools, planSession, type PlanResult } from './planning.js';
+import { carryParts } from './plan-calls.js';
 import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
 import type { Registry } from '../registry/registry.js';
@@ -148,7 +149,9 @@ export async function replan(
   }
   const kept = plan.slice(0, i + 1).filter((p) => p.step !== ANSWER_STEP);
   const next = withAnswer(fresh, kept);
-  ledger.append({ type: 'plan_created', ...r.created, steps: next });
+  const before = ledger.all.findLast((e) => e.type === 'plan_created');
+  const parts = carryParts(before?.type === 'plan_created' ? before.parts : undefined, r.created.parts, new Set(kept.map((p) => p.step)));
+  ledger.append({ type: 'plan_created', ...r.created, ...(parts ? { parts } : {}), steps: next });
   ledger.commit();
   return { plan: next };
 }
