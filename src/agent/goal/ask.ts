@@ -96,6 +96,8 @@ export function askIn(text: string, named: { unit: string | null; path: string |
     if (/\blines?\b|\blog\b|\blogs\b|\bmessages\b|\bjournal\b|\boutput\b|^(?:tail|cat)\b/i.test(t)) return { kind: 'show', noun: 'line' };
     return withNoun(noun ? 'list' : 'state');
   }
+  // "which services failed, and why": a list asked with its causes is a why (the list is its symptom)
+  if (/(?:,|\band)\s*why$/i.test(t)) return { kind: 'why' };
   if (/\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b/i.test(t)) return withNoun('count');
   if (noun && LIST_AFTER_WHICH[noun].test(t)) return withNoun('list');
   if (/^(?:list|enumerate)\b|^(?:what|which)\s+are\s+(?:all\s+)?the\b/i.test(t) && noun) return withNoun('list');
