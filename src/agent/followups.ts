@@ -173,7 +173,8 @@ export async function decideFollowups(fc: FollowupContext, ledger: Ledger, plan:
       for (const c of [...found.values()].flat()) whys.set(c.tool, (whys.get(c.tool) ?? new Set()).add(c.why));
       const menu = [...whys].map(([tool, why]) => ({ tool, why: [...why] }));
       const looked = [...tools.keys()];
-      const step = `@followups.${round}${part.index === null ? '' : `.${part.index + 1}`}`;
+      // the model's step is named by its part only where several parts are looked into
+      const step = `@followups.${round}${part.index === null || parts.length === 1 ? '' : `.${part.index + 1}`}`;
       const choice = await pickByModel({ registry: fc.registry, step: fc.step, held: fc.held, missing: fc.missing }, step, fc.goal, looked, menu);
       if (!choice) continue;
       picked = picked.filter((k) => choice.tools.includes(found.get(k)![0]!.tool));
