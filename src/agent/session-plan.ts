@@ -26,7 +26,7 @@ import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
 import type { Registry } from '../registry/registry.js';
 import { explain } from './goal/explain.js';
-import { decideFollowups } from './followups.js';
+import { lookFurther, lookedFurther } from './followups.js';
 import { followupNotes } from './followup-notes.js';
 
 export { planSteps, type PlanStepEv };
@@ -49,7 +49,7 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
     },
     fresh: (d, ...rest) => planFresh({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
     replan: (d, ...rest) => replan({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
-    followups: (d, ctx, ledger, plan, round, held, missing) => decideFollowups({ registry: d.registry, playbooks, goal: d.job.goal, step: ctx, held, missing }, ledger, plan, round),
+    followups: (d, ctx, ledger, plan, held, missing) => lookFurther({ registry: d.registry, playbooks, goal: d.job.goal, step: ctx, held, missing }, ledger, plan),
   };
 }
 
@@ -125,6 +125,7 @@ export async function replan(
   d: PlanDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
   if (knownState(ledger.all, plan, i)) return {}; // the machine as it is: the plan's other reads still run
+  if (lookedFurther(ledger.all, plan[i]!.step)) return {}; // a second look that failed is said in the answer
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
   const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
