@@ -80,7 +80,9 @@ export function partViews(events: readonly LedgerEvent[]): PartView[] {
   created.parts.forEach((p, i) => {
     const rec = p as typeof p & { act?: unknown; ask?: { kind?: string }; source?: string };
     if (rec.unchecked || rec.act || (rec.ask?.kind && NOT_LOOKED_INTO.has(rec.ask.kind))) return;
-    views.push({ index: i, planned: p.steps, steps: [...p.steps, ...added(i)], rounds: rounds(i), playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
+    // a goal of one part records its follow-ups with part null, as a plan without parts does (seam §5)
+    const index = created.parts!.length === 1 ? null : i;
+    views.push({ index, planned: p.steps, steps: [...p.steps, ...added(index)], rounds: rounds(index), playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
   });
   return views;
 }
@@ -174,8 +176,7 @@ export async function decideFollowups(fc: FollowupContext, ledger: Ledger, plan:
       for (const c of [...found.values()].flat()) whys.set(c.tool, (whys.get(c.tool) ?? new Set()).add(c.why));
       const menu = [...whys].map(([tool, why]) => ({ tool, why: [...why] }));
       const looked = [...tools.keys()];
-      // the model's step is named by its part only where several parts are looked into
-      const step = `@followups.${round}${part.index === null || parts.length === 1 ? '' : `.${part.index + 1}`}`;
+      const step = `@followups.${round}${part.index === null ? '' : `.${part.index + 1}`}`;
       const choice = await pickByModel({ registry: fc.registry, step: fc.step, held: fc.held, missing: fc.missing }, step, fc.goal, looked, menu);
       if (!choice) continue;
       picked = picked.filter((k) => choice.tools.includes(found.get(k)![0]!.tool));

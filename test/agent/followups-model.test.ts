@@ -62,7 +62,7 @@ describe('a model planner picks follow-ups from the menu', () => {
     expect(of(events, 'plan_created')[0]).toMatchObject({ source: 'model' });
     const [ext, ...more] = of(events, 'plan_extended');
     expect(more).toEqual([]);
-    expect(ext).toMatchObject({ round: 1, source: 'model', part: 0, steps: [{ step: 'top_memory', tool: 'top_memory', args: {} }] });
+    expect(ext).toMatchObject({ round: 1, source: 'model', part: null, steps: [{ step: 'top_memory', tool: 'top_memory', args: {} }] });
     expect(ext!.provider).toMatch(/^scripted-planner/);
     expect(ext!.because).toEqual([{ step: 'load_top', seq: of(events, 'fact_added').find((f) => f.step === 'load_top')!.seq, field: 'load_top.processes', why: 'to see which programs hold the memory', adds: 'top_memory' }]);
     // the off-menu tool was refused by the schema narrowed to the menu, and the model asked again
