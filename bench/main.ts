@@ -21,6 +21,7 @@ const GROUPS: Record<string, () => Promise<BenchRow[]>> = {
   report: async () => (await import('./report.js')).benchReport(),
   fleet: async () => (await import('./fleet.js')).benchFleet(),
   install: async () => (await import('./install.js')).benchInstall(),
+  writes: async () => (await import('./writes.js')).benchWrites(),
   followups: async () => (await import('./followups.js')).benchFollowups(),
 };
 

@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import type { ManifestIssue } from '../registry/boundary.js';
-import type { ManifestSource } from '../registry/load.js';
+import { readJson, type ManifestSource } from '../registry/load.js';
 import type { ToolManifest } from '../registry/manifest.js';
 import { rankTools, terms } from './index.js';
 import { EXTRACTORS } from './extractors.js';
@@ -65,13 +65,8 @@ export function loadPlaybooks(source: ManifestSource, tools: ReadonlyMap<string,
   for (const name of names.filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort()) {
     const file = `manifests/playbooks/${name}`;
     const issue = (path: string, message: string, fix: string) => out.issues.push({ file, path, message, fix });
-    let json: unknown;
-    try {
-      json = JSON.parse(source.read(file));
-    } catch (err) {
-      issue('', `not valid JSON (${(err as Error).message})`, 'fix the JSON syntax');
-      continue;
-    }
+    const json = readJson(source, file, out.issues);
+    if (json === undefined) continue;
     const parsed = playbookSchema.safeParse(json);
     if (!parsed.success) {
       for (const i of parsed.error.issues) {

@@ -72,6 +72,8 @@ async function serve(root: string, init: boolean, listenFlag: string | undefined
       log,
       graceMs: graceMs ?? settings.grace_ms,
       workerIdleMs: workerIdleMs ?? settings.worker_idle_ms,
+      watch: settings.watch,
+      pollMs: settings.watch_poll_ms,
       reloadSettings: () => loadSettings(root).settings,
       observers: [retention.observer, ...(api ? [api.observer] : [])],
       idleTasks: [retention.task],

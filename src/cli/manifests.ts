@@ -1,11 +1,11 @@
 /**
- * `pico manifests check [--root DIR] [--json]`: load every manifest, schema
- * and prompt of a root and list every problem with its file, key path and
- * fix. Exit 0 when all load, 3 when any does not.
+ * `pico manifests check [--root DIR] [--json]`: load every manifest, schema,
+ * playbook, lexicon file and prompt of a root by the rules a session worker
+ * loads them by (src/root/manifest-set.ts) and list every problem with its
+ * file, key path and fix. Exit 0 when all load, 3 when any does not.
  */
 import { listPrompts } from '../prompts/envelope.js';
-import type { ManifestIssue } from '../registry/boundary.js';
-import { loadRoot, ManifestError } from '../registry/load.js';
+import { checkManifestSet } from '../root/manifest-set.js';
 import { emit, EXIT, jsonOption, parse, rootOf, rootOption, unknownSubcommand, UsageError } from './args.js';
 
 const USAGE = 'pico manifests check [--root DIR] [--json]';
@@ -15,16 +15,7 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals[0] !== 'check') throw unknownSubcommand(positionals[0], ['check'], USAGE);
   if (positionals.length !== 1) throw new UsageError(`unexpected argument "${positionals[1]}"\nusage: ${USAGE}`);
   const root = rootOf(values);
-  let issues: ManifestIssue[] = [];
-  let counts: Record<string, number> = {};
-  try {
-    const loaded = loadRoot(root);
-    counts = Object.fromEntries(Object.entries(loaded.registry.snapshot()).map(([k, v]) => [k, v.length]));
-    await loaded.scope.unwind();
-  } catch (err) {
-    if (!(err instanceof ManifestError)) throw err;
-    issues = err.issues;
-  }
+  const { issues, counts } = await checkManifestSet(root);
   try {
     counts.prompts = (await listPrompts(root)).length;
   } catch (err) {

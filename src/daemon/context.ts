@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { WaitingList } from '../approval/waiting.js';
 import type { CancelRequest } from './cancel-file.js';
 import { DiskPause } from './disk-pause.js';
+import type { WatchMode } from './fs-kind.js';
 import { IdleCollector } from './idle.js';
 import { IngestBatch } from './ingest-batch.js';
 import type { Notifier } from './notify.js';
@@ -42,6 +43,10 @@ export interface DaemonOptions {
   observers?: DaemonObserver[];
   /** run between jobs while no session runs (retention: observer.ts) */
   idleTasks?: IdleTask[];
+  /** how the inbox and the manifest folders are watched (settings.json `watch`; default: by their filesystem, fs-kind.ts) */
+  watch?: WatchMode;
+  /** how often a polled folder is looked at, ms (settings.json `watch_poll_ms`) */
+  pollMs?: number;
   /** SIGHUP: read the settings again (throws SettingsError: the daemon keeps what it has); absent: SIGHUP only reloads manifests */
   reloadSettings?: () => DaemonSettings;
 }

@@ -7,11 +7,19 @@
  * session be the probe. The wait starts at 250 ms and doubles to 8 s, so a
  * disk that comes back is used within seconds, and one that does not costs
  * one failed attempt per 8 s. The first session that gets through ends the
- * pause. DiskPause keeps time and words; pauseForStorage and writingWorks are
- * the two transitions of the daemon (requeue, take jobs back from the worker,
- * say so in status.json and the log), over the part of the daemon's
- * bookkeeping (context.ts) they touch, named here as PauseHost.
+ * pause. A filesystem out of inodes refuses every new file with the same
+ * ENOSPC while bytes are free: the same pause, told apart by statfs so the
+ * log and `pico status` say "inodes" and `df -i`. Intake pauses too: a claim
+ * makes a folder (a new inode), so a claim that the disk refuses pauses the
+ * daemon like a session would (pauseIntake), the entry stays in the inbox,
+ * the spool tries it again with its own doubling wait, and the first claim
+ * that gets through ends the pause. DiskPause keeps time and words;
+ * pauseForStorage, pauseIntake and writingWorks are the transitions of the
+ * daemon (requeue, take jobs back from the worker, say so in status.json and
+ * the log), over the part of the daemon's bookkeeping (context.ts) they
+ * touch, named here as PauseHost.
  */
+import { statfsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { storageCode, storageFix } from '../base/storage-error.js';
 import type { Notifier } from './notify.js';
@@ -41,11 +49,13 @@ export class DiskPause {
     return this.record;
   }
 
-  /** A write failed: the next wait (doubled), and what to show. */
-  failed(err: Error, now = new Date()): PauseRecord {
+  /** A write under `dir` failed: the next wait (doubled), and what to show. */
+  failed(err: Error, dir: string | null = null, now = new Date()): PauseRecord {
     const code = storageCode(err) ?? 'EIO';
     this.backoffMs = Math.min(MAX_DISK_BACKOFF_MS, this.backoffMs * 2 || FIRST_MS);
-    this.record = { code, reason: err.message, fix: storageFix(code), since: this.record?.since ?? now.toISOString(), retry_in_ms: this.backoffMs };
+    const inodes = code === 'ENOSPC' && dir !== null && outOfInodes(dir);
+    const reason = inodes ? `no free inodes on the filesystem of ${dir} (bytes are free, but no new file can be made): ${err.message}` : err.message;
+    this.record = { code, reason, fix: inodes ? INODES_FIX : storageFix(code), since: this.record?.since ?? now.toISOString(), retry_in_ms: this.backoffMs };
     return this.record;
   }
 
@@ -58,8 +68,22 @@ export class DiskPause {
   }
 }
 
+/** What to do about a filesystem out of inodes. */
+export const INODES_FIX = 'the filesystem of the root has no free inodes (df -i): remove files there (pico gc removes old sessions), then wait: the daemon retries by itself';
+
+/** True when the filesystem of `dir` has no free inode for an unprivileged file (a full inode table, whatever the bytes). */
+export function outOfInodes(dir: string): boolean {
+  try {
+    const s = statfsSync(dir);
+    return s.files > 0 && s.ffree === 0;
+  } catch {
+    return false; // cannot tell: the bytes' wording stands
+  }
+}
+
 /** What a disk pause touches in the daemon (context.ts's DaemonContext is one). */
 export interface PauseHost {
+  readonly paths: { readonly sessions: string };
   readonly stop: AbortController;
   readonly queue: { requeue(item: QueuedJob): void };
   readonly inFlight: ReadonlyMap<string, { item: QueuedJob; begun: boolean; cancelling: boolean }>;
@@ -81,7 +105,7 @@ export interface PauseHost {
 export function pauseForStorage(d: PauseHost, item: QueuedJob, err: Error): void {
   if (!d.stop.signal.aborted) d.queue.requeue(item);
   if (performance.now() < d.pausedUntil) return; // the jobs handed over with it failed on the same disk
-  const p = d.diskPause.failed(err);
+  const p = d.diskPause.failed(err, d.paths.sessions);
   d.pausedUntil = performance.now() + p.retry_in_ms;
   for (const f of d.inFlight.values()) {
     if (!f.begun && !f.cancelling) {
@@ -92,6 +116,20 @@ export function pauseForStorage(d: PauseHost, item: QueuedJob, err: Error): void
   d.status.update((s) => (s.paused = { ...p }));
   d.notifier?.send({ STATUS: `paused: ${p.code} writing sessions; ${p.fix}` });
   d.log.error({ event: 'paused', job: item.id, session: item.id, code: p.code, err: p.reason, retry_in_ms: p.retry_in_ms }, `the disk refused a write (${p.code}) while running ${item.id}; sessions wait and are tried again in ${p.retry_in_ms} ms: ${p.fix}`);
+}
+
+/**
+ * The disk refused a claim or a rejection (intake makes a folder or a reason file: a new inode and
+ * bytes). The entry stays in the inbox and the spool tries it again; a pause already on is not
+ * announced again. Hand-overs are left alone: a queued session that hits the same disk pauses
+ * itself (pauseForStorage).
+ */
+export function pauseIntake(d: PauseHost, err: Error): void {
+  if (d.diskPause.current) return;
+  const p = d.diskPause.failed(err, d.paths.sessions);
+  d.status.update((s) => (s.paused = { ...p }));
+  d.notifier?.send({ STATUS: `paused: ${p.code} taking jobs in; ${p.fix}` });
+  d.log.error({ event: 'paused', code: p.code, err: p.reason, file: (err as { file?: string }).file ?? null }, `the disk refused a write (${p.code}) while taking a job in: ${p.reason}; the job stays in the inbox and is tried again: ${p.fix}`);
 }
 
 /** A session got through: if the daemon was paused on the disk, it is not any more. */

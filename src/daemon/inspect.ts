@@ -25,7 +25,7 @@ import { jobErrorOf, parseJobFile } from './job-quick.js';
 import { describeProblems } from '../runtime/job-check.js';
 import { unknownNames } from './known-names.js';
 import { isSessionId } from '../ledger/session-id.js';
-import { decodeUtf8Strict, UTF8_FIX } from '../base/utf8.js';
+import { decodeUtf8Strict, describeInvalidUtf8, firstInvalidUtf8, UTF8_FIX } from '../base/utf8.js';
 
 export const DEFAULT_MAX_JOB_BYTES = 256 * 1024;
 const GOOD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;
@@ -56,6 +56,19 @@ export function nameProblem(name: string): { problem: string; fix: string } | nu
     return { problem: `file name ${JSON.stringify(name)} has characters outside [A-Za-z0-9._-] or is longer than 200 characters`, fix: 'rename the job file to letters, digits, ".", "_" or "-" ending in .json' };
   }
   return null;
+}
+
+/**
+ * Why a name that is not UTF-8 is refused, naming its bytes (hex; at most 64 of them): a name
+ * must be readable as text to be logged, listed and typed, and Node reads names as UTF-8.
+ */
+export function badNameProblem(raw: Uint8Array): { problem: string; fix: string } {
+  const at = firstInvalidUtf8(raw) ?? 0;
+  const bytes = Buffer.from(raw.subarray(0, 64)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  return {
+    problem: `the file name is not UTF-8: ${describeInvalidUtf8(raw, at)}; the name's bytes are ${bytes}${raw.length > 64 ? ` … (${raw.length} bytes)` : ''}`,
+    fix: 'name job files in UTF-8, with letters, digits, ".", "_" or "-", ending in .json (e.g. `convmv -f latin1 -t utf8`), and submit it again',
+  };
 }
 
 /**

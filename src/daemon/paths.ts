@@ -5,7 +5,8 @@
  *   sessions/<id>/job.json     a claimed job; the session folder is its whole state
  *   sessions/<id>/result.json  written by the runtime when the session ends
  *   sessions/rejected/         bad input, each beside <name>.reason.json
- *   sessions/.daemon/          status.json, the single-instance lock and the live worker's pid
+ *   sessions/.daemon/          status.json, the single-instance lock, the live worker's pid and
+ *                              manifests.last-good.json, the set of manifests in force
  *
  * This module only names paths; it creates nothing and reads nothing.
  */
@@ -21,6 +22,8 @@ export interface DaemonPaths {
   lock: string;
   /** pid and identity of the live session worker */
   worker: string;
+  /** the manifests in force: what a worker falls back to when the folders do not load (root/snapshot.ts) */
+  lastGood: string;
 }
 
 /** The daemon's paths under `root` (made absolute). */
@@ -37,6 +40,7 @@ export function daemonPaths(root: string): DaemonPaths {
     status: join(daemonDir, 'status.json'),
     lock: join(daemonDir, 'lock'),
     worker: join(daemonDir, 'worker'),
+    lastGood: join(daemonDir, 'manifests.last-good.json'),
   };
 }
 

@@ -11,6 +11,8 @@
  * (and rejected) again. The folder is 0700 and reason files are created 0600
  * (never quoting a file's content, but naming files of other users): only the
  * daemon's user may read them.
+ * A name that is not UTF-8 is moved by its bytes: the reason file holds it
+ * decoded with its bad bytes replaced (for reading) and, exactly, in hex.
  * `findRejection` reads them back for `pico watch` and the API.
  * This module decides nothing about validity.
  */
@@ -29,6 +31,8 @@ export interface ReasonFile {
   problem: string;
   fix: string;
   at: string;
+  /** a name that is not UTF-8: its exact bytes, in hex */
+  original_name_hex?: string;
 }
 
 /** A file-name-safe version of any name (control characters, slashes and dots-runs replaced). */
@@ -38,17 +42,22 @@ export function sanitiseName(name: string): string {
   return s.length > 0 ? s : '_';
 }
 
-/** Move inbox entry `name` to rejected/ with its reason; returns the reason written, or null if it vanished. */
-export async function rejectEntry(paths: DaemonPaths, name: string, problem: string, fix: string, now = new Date()): Promise<ReasonFile | null> {
+/**
+ * Move inbox entry `name` (its bytes when the name is not UTF-8) to rejected/ with its reason;
+ * returns the reason written, or null if it vanished.
+ */
+export async function rejectEntry(paths: DaemonPaths, name: string | Buffer, problem: string, fix: string, now = new Date()): Promise<ReasonFile | null> {
   // rejected/ holds what strangers dropped and why: the daemon's user's alone (0700, reasons 0600)
   await mkdir(paths.rejected, { recursive: true, mode: 0o700 });
   await chmod(paths.rejected, 0o700);
-  const stored = `${newSessionId(now)}-${sanitiseName(name)}`;
-  const reason: ReasonFile = { reason: 'rejected@1', original_name: name, stored_as: stored, problem, fix, at: now.toISOString() };
+  const readable = typeof name === 'string' ? name : name.toString('utf8');
+  const stored = `${newSessionId(now)}-${sanitiseName(readable)}`;
+  const reason: ReasonFile = { reason: 'rejected@1', original_name: readable, stored_as: stored, problem, fix, at: now.toISOString(), ...(typeof name === 'string' ? {} : { original_name_hex: name.toString('hex') }) };
   const reasonPath = join(paths.rejected, `${stored}.reason.json`);
   await writeFileAtomic(reasonPath, JSON.stringify(reason, null, 2) + '\n', true, 0o600);
+  const from = typeof name === 'string' ? join(paths.inbox, name) : Buffer.concat([Buffer.from(`${paths.inbox}/`), name]);
   try {
-    await rename(join(paths.inbox, name), join(paths.rejected, stored));
+    await rename(from, join(paths.rejected, stored));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       // the entry left the inbox before we could move it: record that instead of a dangling reason

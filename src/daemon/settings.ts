@@ -32,6 +32,7 @@ export const SETTINGS_FILE = 'settings.json';
 const SETTINGS_MAX_BYTES = 64 * 1024;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const WATCH_MODES = ['auto', 'events', 'polling'] as const;
 
 /** `127.0.0.1:PORT`, `[::1]:PORT`, `localhost:PORT` or `unix:PATH` (the API listens on loopback only). */
 export const LISTEN_PATTERN = /^(?:unix:.+|(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):\d{1,5})$/;
@@ -63,6 +64,10 @@ export function buildSettingsSchema(z: typeof import('zod').z) {
   low_disk_mb: z.number().nonnegative().default(256),
   /** `pico status` flags the queue as stalled when jobs wait and nothing finished for this long, s */
   stalled_after_s: z.number().positive().default(600),
+  /** how the inbox and the manifest folders are watched: by change events, by polling, or chosen by their filesystem (polling on NFS, SMB, FUSE…) */
+  watch: z.enum(WATCH_MODES).default('auto'),
+  /** how often a polled folder is looked at, ms */
+  watch_poll_ms: z.number().int().min(50).default(1000),
   });
 }
 
@@ -77,13 +82,13 @@ export class SettingsError extends Error {
 
 /** The defaults, as if the file held only `{"settings": "settings@1"}`. */
 export function defaultSettings(): DaemonSettings {
-  return { settings: 'settings@1', log_level: 'info', listen: null, worker_idle_ms: 15_000, grace_ms: 20_000, gc: null, low_disk_mb: 256, stalled_after_s: 600 };
+  return { settings: 'settings@1', log_level: 'info', listen: null, worker_idle_ms: 15_000, grace_ms: 20_000, gc: null, low_disk_mb: 256, stalled_after_s: 600, watch: 'auto', watch_poll_ms: 1000 };
 }
 
 function plainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 }
-const TOP_KEYS = new Set(['settings', 'log_level', 'listen', 'worker_idle_ms', 'grace_ms', 'gc', 'low_disk_mb', 'stalled_after_s']);
+const TOP_KEYS = new Set(['settings', 'log_level', 'listen', 'worker_idle_ms', 'grace_ms', 'gc', 'low_disk_mb', 'stalled_after_s', 'watch', 'watch_poll_ms']);
 const GC_KEYS = new Set(['older_than_days', 'archive', 'every_hours']);
 const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 const positiveInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
@@ -92,7 +97,9 @@ const positiveInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v a
 export function acceptSettings(raw: unknown): DaemonSettings | null {
   if (!plainObject(raw) || !Object.keys(raw).every((k) => TOP_KEYS.has(k)) || raw.settings !== 'settings@1') return null;
   const d = defaultSettings();
-  const { log_level, listen, worker_idle_ms, grace_ms, gc, low_disk_mb, stalled_after_s } = raw;
+  const { log_level, listen, worker_idle_ms, grace_ms, gc, low_disk_mb, stalled_after_s, watch, watch_poll_ms } = raw;
+  if (watch !== undefined && !(typeof watch === 'string' && (WATCH_MODES as readonly string[]).includes(watch))) return null;
+  if (watch_poll_ms !== undefined && !(Number.isSafeInteger(watch_poll_ms) && (watch_poll_ms as number) >= 50)) return null;
   if (log_level !== undefined && !(typeof log_level === 'string' && (LEVELS as readonly string[]).includes(log_level))) return null;
   if (listen !== undefined && listen !== null && !(typeof listen === 'string' && LISTEN_PATTERN.test(listen))) return null;
   if (worker_idle_ms !== undefined && !positiveInt(worker_idle_ms)) return null;
@@ -115,6 +122,8 @@ export function acceptSettings(raw: unknown): DaemonSettings | null {
     gc: outGc,
     low_disk_mb: low_disk_mb ?? d.low_disk_mb,
     stalled_after_s: stalled_after_s ?? d.stalled_after_s,
+    watch: (watch as DaemonSettings['watch'] | undefined) ?? d.watch,
+    watch_poll_ms: (watch_poll_ms as number | undefined) ?? d.watch_poll_ms,
   };
 }
 

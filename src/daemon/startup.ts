@@ -8,14 +8,16 @@
  * (recovery.ts), a session stopped for a person going to the waiting list
  * instead → watch the inbox (spool.ts → claiming.ts) → wait for the worker,
  * which has opened the runtime (broken manifests stop the daemon here, with
- * the file and the fix) → READY=1 and the watchdog. Each thing opened pushes
+ * the file and the fix, unless the daemon refused them earlier: then the
+ * set in force stays) → watch the manifest folders (manifest-drop.ts) →
+ * READY=1 and the watchdog. Each thing opened pushes
  * its closer, so teardown (loop.ts) undoes exactly what was done. The time of
  * each phase goes into the `ready` log line.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claimInSlices } from './claiming.js';
+import { claimInSlices, rejectBadName } from './claiming.js';
 import type { DaemonContext } from './context.js';
 import { takeLock } from './lock.js';
 import type { Notifier } from './notify.js';
@@ -24,6 +26,7 @@ import { findUnfinished } from './recovery.js';
 import { openWaiting, waitForDecision, watchRequests } from './requests.js';
 import { openRealRuntime } from './seams.js';
 import { Spool } from './spool.js';
+import { ManifestDrop } from './manifest-drop.js';
 
 /** Lock, start the session worker, recover, start the spool, say READY. */
 export async function start(d: DaemonContext, notifier: Notifier): Promise<void> {
@@ -79,7 +82,10 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   opening.catch(() => undefined); // awaited below; a failure before that must not be reported as unhandled
   await recover(d);
   phase('recovery_ms');
-  const spool = new Spool({ inbox: d.paths.inbox, log: d.log, settleMs: d.opts.settleMs, onStable: (names) => claimInSlices(d, names) });
+  const spool = new Spool({
+    inbox: d.paths.inbox, log: d.log, settleMs: d.opts.settleMs, watch: d.opts.watch, pollMs: d.opts.pollMs,
+    onStable: (names) => claimInSlices(d, names), onBadName: (raw) => rejectBadName(d, raw),
+  });
   await spool.start();
   phase('spool_ms');
   d.closers.push({ name: 'spool', close: () => spool.close() });
@@ -88,6 +94,11 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   const runtime = d.runtime;
   d.closers.push({ name: 'session worker', close: () => runtime.close() });
   phase('worker_ms');
+  // manifests dropped into the root are checked at once and used by the next job (manifest-drop.ts)
+  const drop = new ManifestDrop({ root: d.paths.root, log: d.log, watch: d.opts.watch, pollMs: d.opts.pollMs, onChanged: () => d.runtime?.reload?.() });
+  await drop.start();
+  d.closers.push({ name: 'manifest watch', close: () => drop.close() });
+  phase('manifest_watch_ms');
   d.status.update((s) => (s.state = d.stop.signal.aborted ? 'stopping' : 'running'));
   await d.status.flush();
   notifier.send({ READY: '1', STATUS: d.statusLine() });

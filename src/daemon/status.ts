@@ -9,7 +9,9 @@
  * long on purpose: every write replaces the file's inode, and on ext4 each
  * recently freed inode makes the next new file (a claim, a ledger, a result)
  * a little dearer, so a status written 20 times a second during a burst
- * slowed the jobs it described. While the disk refuses writes, `paused` says
+ * slowed the jobs it described. A status that says what the file already
+ * says (but for the time and the memory figure) is not written at all: an
+ * idle daemon writes nothing. While the disk refuses writes, `paused` says
  * why; so that this can still be written on a full disk, a 64 KiB reserve
  * file beside it is given up for it (and made again once writing works):
  * the status is written into the reserve's own inode and renamed into place,
@@ -20,7 +22,7 @@
  * same process (proc.ts).
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isStorageError } from '../base/storage-error.js';
 import { BUDGET_CLASSES, type BudgetClass } from '../base/budget-classes.js';
@@ -108,10 +110,17 @@ export class StatusPublisher {
     });
   }
 
-  /** Write the status now (a write failure is returned, not thrown into the loop). */
+  /**
+   * Write the status now (a write failure is returned, not thrown into the loop). A status that
+   * says what the file already says is not written again: an idle daemon's poll republishes the
+   * same queue every second, and each write is a new file, a sync and a rename on the card. The
+   * memory figure and `updated_at` alone are no reason to write; they are as of the last change.
+   */
   async flush(): Promise<Error | null> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    const said = JSON.stringify({ ...this.current, updated_at: null, memory: null });
+    if (said === this.written && !this.reserveUsed) return null;
     this.current.updated_at = new Date().toISOString();
     const mem = process.memoryUsage();
     this.current.memory = { rss_mb: Math.round(mem.rss / 104857.6) / 10, heap_used_mb: Math.round(mem.heapUsed / 104857.6) / 10 };
@@ -120,6 +129,7 @@ export class StatusPublisher {
       await mkdir(this.paths.daemonDir, { recursive: true });
       try {
         await writeFileAtomic(this.paths.status, text, false);
+        this.written = said;
         if (this.reserveUsed) {
           this.reserveUsed = false;
           await this.keepReserve(); // writing works again: the next full disk finds a reserve
@@ -128,6 +138,7 @@ export class StatusPublisher {
         // a full disk (or one out of inodes) is exactly when `pico status` must say so: the reserve becomes the status
         if (!isStorageError(err)) throw err;
         if (!(await this.writeIntoReserve(text)) && !(await this.overwriteInPlace(text))) throw err;
+        this.written = said;
       }
     });
     this.writing = run.catch(() => undefined);
@@ -185,6 +196,8 @@ export class StatusPublisher {
 
   /** the reserve was written as the status: make a full one again once writing works */
   private reserveUsed = false;
+  /** what the file on disk says, but for its time and memory figure (null: not written by this process yet) */
+  private written: string | null = null;
 
   private get reservePath(): string {
     return join(this.paths.daemonDir, 'status.reserve');
@@ -196,7 +209,10 @@ export class StatusPublisher {
    * the status is then written into the reserve's inode (writeIntoReserve).
    */
   async keepReserve(): Promise<void> {
-    // rewritten in place when it is there (after a pause it holds an old status), made when it is not
+    // one of the right size with its blocks allocated is kept as it is (not rewritten at every start);
+    // after a pause it is an empty file, or holds an old status: made full again
+    const st = await stat(this.reservePath).catch(() => null);
+    if (st && st.size === RESERVE_BYTES && st.blocks * 512 >= RESERVE_BYTES) return;
     await writeFile(this.reservePath, Buffer.alloc(RESERVE_BYTES)).catch(() => undefined);
   }
 }

@@ -8,7 +8,7 @@
  * daemon calls `ingestSession` between jobs (or `ingestAfterJob`).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CostModel } from './cost.js';
 import { FailureMemory } from './failures.js';
@@ -16,6 +16,9 @@ import type { IngestResult } from './ingest-events.js';
 import { Ingestor, type DirResult } from './ingest.js';
 import { Recall, type EpisodeHit, type FactHit, type FieldHit, type RecallOptions } from './recall.js';
 import { createSchema, dropSchema, ensureSchema, SCHEMA_VERSION } from './schema.js';
+
+/** The page size of a new index, chosen by measurement (see open). */
+export const PAGE_SIZE = 1024;
 
 export interface MemoryStats {
   path: string;
@@ -48,10 +51,16 @@ export class MemoryIndex {
   /** Open (creating when absent) the database at `dbPath`. */
   static open(dbPath: string, opts: OpenOptions = {}): MemoryIndex {
     if (!opts.readonly) mkdirSync(dirname(dbPath), { recursive: true });
+    const made = !opts.readonly && !existsSync(dbPath);
     const db = new Database(dbPath, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
     try {
       db.pragma('busy_timeout = 5000');
       if (!opts.readonly) {
+        // 1 KiB pages for a new index: an ingest changes a few rows on many pages, and the WAL holds
+        // each changed page whole. npm run bench (writes; 231 sessions, one transaction each, bytes
+        // at the device per ledger event): 4 KiB pages 24.0 KB, 2 KiB 18.7 KB, 1 KiB 16.3 KB; a
+        // rollback journal instead of the WAL 43.6 KB, with four syncs a session instead of 0.4
+        if (made) db.pragma(`page_size = ${PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         ensureSchema(db);

@@ -208,7 +208,8 @@ function jsonFiles(source: ManifestSource, dir: string, issues: ManifestIssue[])
   return out;
 }
 
-function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
+/** One manifest's object, or undefined with its issues (not UTF-8, not JSON, …); every folder's loader reads through it. */
+export function readJson(source: ManifestSource, file: string, issues: ManifestIssue[]): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = source.read(file);

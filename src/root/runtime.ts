@@ -31,6 +31,7 @@ import { loadLexicon, type LoadedLexicon } from '../agent/goal/load.js';
 import type { Lexicon } from '../agent/goal/lexicon.js';
 import { Registry } from '../registry/registry.js';
 import { captureManifests, readSnapshot, snapshotSource, storeSnapshot, type ManifestSnapshot } from './snapshot.js';
+import { refusalsOnRecord } from './accept-manifests.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import type { Hook } from '../runtime/hooks.js';
@@ -211,8 +212,10 @@ export class Runtime {
    * broke since can still fall back to the last good set.
    */
   private async loadManifests(defer: boolean): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
-    const lg = this.opts.lastGood;
-    if (!lg) return this.loadFrom(this.opts.source ?? folderSource(this.root), defer);
+    const given = this.opts.lastGood;
+    if (!given) return this.loadFrom(this.opts.source ?? folderSource(this.root), defer);
+    // a change the daemon refused (accept-manifests.ts) keeps the set in force across a restart too
+    const lg = { ...given, fallBack: given.fallBack || refusalsOnRecord(this.root).length > 0 };
     const snap = captureManifests(this.root);
     const text = JSON.stringify(snap);
     const stored = existsSync(lg.file) ? readFileSync(lg.file, 'utf8') : null;

@@ -17,6 +17,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../base/durable-file.js';
+import { ManifestReadError } from '../base/manifest-file.js';
 import type { ManifestIssue } from '../registry/boundary.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 
@@ -30,6 +31,8 @@ export interface ManifestSnapshot {
   listIssues: Record<string, ManifestIssue[]>;
   /** texts by path relative to the root; a file that could not be read is absent */
   files: Record<string, string>;
+  /** why a file could not be read (not UTF-8 at an offset, a link…), so loading it says so */
+  unreadable?: Record<string, { message: string; fix: string }>;
 }
 
 /** Read every manifest file of a root once. */
@@ -45,7 +48,10 @@ export function captureManifests(root: string): ManifestSnapshot {
       const file = `manifests/${dir}/${name}`;
       try {
         snap.files[file] = live.read(file);
-      } catch { /* reported as unreadable when loaded */ }
+      } catch (err) {
+        // reported when loaded, in the reader's own words (the byte offset of a byte that is not UTF-8)
+        (snap.unreadable ??= {})[file] = { message: (err as Error).message, fix: err instanceof ManifestReadError ? err.fix : 'check the file permissions' };
+      }
     }
   }
   return snap;
@@ -60,6 +66,8 @@ export function snapshotSource(snap: ManifestSnapshot): ManifestSource {
     },
     read(file) {
       const text = snap.files[file];
+      const why = snap.unreadable?.[file];
+      if (text === undefined && why) throw new ManifestReadError(why.message, why.fix);
       if (text === undefined) throw new Error(`${file} could not be read when the manifests were taken`);
       return text;
     },

@@ -3,7 +3,9 @@
  * problem and the fix, plus the facts a person asks about a service (the
  * sandbox level and limits in force, free disk, the sessions' disk use).
  *
- * Flags: settings.json that does not parse; manifests that do not load
+ * Flags: settings.json that does not parse; a manifest the daemon refused
+ * when it was dropped in (its reason file in manifests/rejected/: the set in
+ * force stays without it); manifests that do not load for any other reason
  * (loaded as `pico manifests check` does: a running daemon keeps the last
  * good set, so the daemon looks healthy while the files are broken); a
  * stalled queue (jobs queued, and nothing started or finished for
@@ -13,6 +15,8 @@
  * flags never change `pico status`'s exit code, which says only whether the
  * daemon runs. This module computes; the command prints.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readWorldReport, type WorldReport } from '../world/report.js';
 import { WORLD_LIMITS } from '../world/settings.js';
 import type { DaemonPaths } from '../daemon/paths.js';
@@ -22,7 +26,7 @@ import { listJobs } from '../jobs/list.js';
 import { freeSpace, humanBytes } from './disk.js';
 import { sessionsDiskUse } from '../retention/disk-use.js';
 
-export type FlagName = 'broken_settings' | 'broken_manifests' | 'stalled_queue' | 'low_disk' | 'waiting_approval' | 'weak_sandbox';
+export type FlagName = 'broken_settings' | 'refused_manifest' | 'broken_manifests' | 'stalled_queue' | 'low_disk' | 'waiting_approval' | 'weak_sandbox';
 
 export interface StatusFlag {
   flag: FlagName;
@@ -46,22 +50,34 @@ function settingsOrFlag(root: string, flags: StatusFlag[]): DaemonSettings {
   }
 }
 
-/** The manifests as `pico manifests check` loads them; a flag naming the first problems when they do not load. */
-async function manifestFlag(root: string, daemonRuns: boolean): Promise<StatusFlag | null> {
-  const { loadRoot, ManifestError } = await import('../registry/load.js');
-  try {
-    const loaded = loadRoot(root);
-    await loaded.scope.unwind();
-    return null;
-  } catch (err) {
-    if (!(err instanceof ManifestError)) throw err;
-    const first = err.issues.slice(0, 3).map((i) => `${i.file}${i.path ? ` at ${i.path}` : ''}: ${i.message}`).join('; ');
-    return {
-      flag: 'broken_manifests',
-      problem: `${err.issues.length} manifest problem(s): ${first}${err.issues.length > 3 ? '; …' : ''}${daemonRuns ? ' (the running daemon keeps the last set that loaded)' : ' (a daemon does not start on them)'}`,
-      fix: `\`pico manifests check --root ${root}\` lists each with its fix; then \`systemctl reload picoharness\` (or restart the daemon)`,
-    };
+/**
+ * The manifests as `pico manifests check` loads them: a flag for each file the daemon refused (its
+ * reason file says why), and one naming the first other problems when the set does not load.
+ */
+async function manifestFlags(root: string, daemonRuns: boolean): Promise<StatusFlag[]> {
+  const [{ checkManifestSet }, { refusalsOnRecord, REJECTED_MANIFESTS }] = await Promise.all([import('../root/manifest-set.js'), import('../root/accept-manifests.js')]);
+  const flags: StatusFlag[] = [];
+  const refused = new Set(refusalsOnRecord(root));
+  for (const file of refused) {
+    const reasonFile = `${REJECTED_MANIFESTS}/${file.slice('manifests/'.length)}.reason.json`;
+    let why = '';
+    try {
+      const r = JSON.parse(readFileSync(join(root, reasonFile), 'utf8')) as { problems?: { path: string; message: string }[]; in_force?: string };
+      const p = r.problems?.[0];
+      why = `${p ? `: ${p.path ? `at ${p.path}: ` : ''}${p.message}` : ''}${r.in_force ? ` (in force: ${r.in_force})` : ''}`;
+    } catch { /* the reason file is the daemon's: unreadable, the file is still named */ }
+    flags.push({ flag: 'refused_manifest', problem: `${file} was refused when it was dropped in${why}`, fix: `fix the file (the daemon checks it again as soon as it is saved) or remove it; ${reasonFile} lists every problem` });
   }
+  const { issues } = await checkManifestSet(root);
+  const other = issues.filter((i) => !refused.has(i.file));
+  if (other.length === 0) return flags;
+  const first = other.slice(0, 3).map((i) => `${i.file}${i.path ? ` at ${i.path}` : ''}: ${i.message}`).join('; ');
+  flags.push({
+    flag: 'broken_manifests',
+    problem: `${other.length} manifest problem(s): ${first}${other.length > 3 ? '; …' : ''}${daemonRuns ? ' (the running daemon keeps the last set that loaded)' : ' (a daemon does not start on them)'}`,
+    fix: `\`pico manifests check --root ${root}\` lists each with its fix; then \`systemctl reload picoharness\` (or restart the daemon)`,
+  });
+  return flags;
 }
 
 /** The newest of the times the daemon last showed progress: its start, the running job's start, the last finish. */
@@ -75,8 +91,7 @@ export async function statusExtras(paths: DaemonPaths, reading: StatusReading, n
   const root = paths.root;
   const settings = settingsOrFlag(root, flags);
   const running = reading.state === 'running' ? reading.status : null;
-  const m = await manifestFlag(root, running !== null);
-  if (m) flags.push(m);
+  flags.push(...(await manifestFlags(root, running !== null)));
 
   // the queue: the daemon's counts when it runs, else the files
   if (running) {

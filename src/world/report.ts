@@ -29,6 +29,11 @@ export const WORLD_REPORT = 'world.json';
 export function writeWorldReport(daemonDir: string, caps: WorldCapabilities): void {
   const r: WorldReport = { level: caps.level, wrapper: caps.wrapper, run_as_uid: caps.runAsUid, enforced: caps.enforced,
     not_enforced: caps.notEnforced, probed_at: new Date().toISOString(), pid: process.pid };
+  // every session worker probes; the same finding is not written again (a card wears with every write):
+  // probed_at and pid then name the probe that first found it
+  const had = readWorldReport(daemonDir);
+  const finding = (w: WorldReport): string => JSON.stringify({ ...w, probed_at: null, pid: null });
+  if (had && finding(had) === finding(r)) return;
   writeFileAtomicSync(join(daemonDir, WORLD_REPORT), JSON.stringify(r, null, 2) + '\n', false);
 }
 

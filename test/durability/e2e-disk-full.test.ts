@@ -5,14 +5,13 @@
  * The real daemon serves a root whose sessions/ folder is a small tmpfs; the
  * disk is filled to 16 KiB free while jobs arrive, then space is given back.
  */
-import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { initRoot } from '../../src/root/init.js';
-import { tempRoot } from '../daemon/helpers.js';
 import { pico, startDaemon } from '../daemon/spawn.js';
-import { fill, mountTmpfs, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
+import { fill, tmpfsProbe, unfill } from '../helpers/tmpfs.js';
+import { pauseOf, tmpfsRoot, untilPaused } from './tmpfs-root.js';
 
 const JOBS = 30;
 
@@ -34,33 +33,19 @@ function results(sessions: string): { id: string; outcome: string }[] {
 
 describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ? ` (skipped: ${tmpfsProbe})` : ''}`, () => {
   it('jobs arriving on a full disk pause with a reason in pico status, never leave a partial result.json, and all finish once space is back, without a restart', async () => {
-    const root = tempRoot('pico-e2e-full-');
-    initRoot(root);
-    const sessions = join(root, 'sessions');
-    const why = mountTmpfs(sessions, '4m');
-    if (why) throw new Error(why);
-    for (const d of ['inbox', 'rejected', '.staging']) mkdirSync(join(sessions, d), { recursive: true });
-    const good = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
-    // the jobs are written on the tmpfs before it fills, then renamed in (a rename needs no space)
-    for (let i = 0; i < JOBS; i++) writeFileSync(join(sessions, '.staging', `job-${String(i).padStart(2, '0')}.json`), good);
+    const { root, sessions, arrive } = tmpfsRoot('pico-e2e-full-', '4m', JOBS);
 
     const d = startDaemon(root);
     await d.waitFor((l) => l.event === 'ready');
     const filler = fill(sessions, 16 * 1024);
-    for (const n of readdirSync(join(sessions, '.staging'))) renameSync(join(sessions, '.staging', n), join(sessions, 'inbox', n));
+    arrive();
 
     const paused = await d.waitFor((l) => l.event === 'paused', 30_000);
     expect(paused.level).toBe(50);
     expect(paused.code).toBe('ENOSPC');
-    type Status = { status: { paused?: { code: string; fix: string } | null } };
-    const readStatus = (): Status => JSON.parse(pico(['status', '--root', root, '--json']).stdout) as Status;
-    let status = readStatus();
-    for (let i = 0; i < 50 && !status.status.paused; i++) {
-      await sleep(100);
-      status = readStatus();
-    }
-    expect(status.status.paused).toMatchObject({ code: 'ENOSPC' });
-    expect(status.status.paused!.fix).toMatch(/free space/);
+    const pause = await untilPaused(root);
+    expect(pause).toMatchObject({ code: 'ENOSPC' });
+    expect(pause!.fix).toMatch(/free space/);
     const human = pico(['status', '--root', root]).stdout;
     expect(human).toMatch(/paused:\s+ENOSPC/);
     expect(() => results(sessions)).not.toThrow(); // whatever finished before the disk filled is whole
@@ -83,8 +68,7 @@ describe.skipIf(tmpfsProbe !== null)(`a full disk under the daemon${tmpfsProbe ?
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
     await sleep(700); // the status write is coalesced
-    status = readStatus();
-    expect(status.status.paused ?? null).toBeNull();
+    expect(pauseOf(root)).toBeNull();
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 120_000);

@@ -22,11 +22,11 @@ function unmount(dir: string): void {
   spawnSync('umount', ['-l', dir], { stdio: 'ignore' });
 }
 
-/** Mount a tmpfs of `size` (e.g. "1m") on `dir`; returns the reason when it cannot. */
-export function mountTmpfs(dir: string, size: string): string | null {
+/** Mount a tmpfs of `size` (e.g. "1m"), with at most `inodes` files and folders when given, on `dir`; returns the reason when it cannot. */
+export function mountTmpfs(dir: string, size: string, inodes?: number): string | null {
   if (process.getuid?.() !== 0) return 'not running as root: mounting a small tmpfs needs root';
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { encoding: 'utf8' });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755${inodes ? `,nr_inodes=${inodes}` : ''}`, 'tmpfs', dir], { encoding: 'utf8' });
   if (r.status !== 0) return `mount -t tmpfs failed: ${(r.stderr || r.error?.message || '').trim()}`;
   mounted.push(dir);
   return null;
@@ -71,7 +71,25 @@ export function fill(dir: string, leave: number): string {
   return path;
 }
 
+/**
+ * Take every free inode of the filesystem of `dir` but `leave`, with empty files in a folder
+ * `.inode-filler` in `dir` (a dot-name: the daemon ignores it). Returns the folder; remove it
+ * to give the inodes back.
+ */
+export function fillInodes(dir: string, leave = 0): string {
+  const folder = join(dir, '.inode-filler');
+  mkdirSync(folder, { recursive: true });
+  for (let i = 0; statfsSync(dir).ffree > leave; i++) {
+    try {
+      closeSync(openSync(join(folder, String(i)), 'w'));
+    } catch {
+      break; // out of inodes already
+    }
+  }
+  return folder;
+}
+
 /** Give the space of a filler back. */
 export function unfill(path: string): void {
-  rmSync(path, { force: true });
+  rmSync(path, { force: true, recursive: true });
 }

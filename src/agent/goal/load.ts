@@ -5,7 +5,7 @@
  * lexicon; a bad file is an issue naming the file and the fix, collected
  * like a playbook's, so a set with a broken lexicon fails as a whole.
  */
-import type { ManifestSource } from '../../registry/load.js';
+import { readJson, type ManifestSource } from '../../registry/load.js';
 import type { ManifestIssue } from '../../registry/boundary.js';
 import { buildLexicon, LexiconError, parseLexicon, type Lexicon, type LexiconDoc } from './lexicon.js';
 
@@ -23,13 +23,8 @@ export function loadLexicon(source: ManifestSource): LoadedLexicon {
   const names = source.list('lexicon', issues) ?? [];
   for (const name of names.filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort()) {
     const file = `manifests/lexicon/${name}`;
-    let json: unknown;
-    try {
-      json = JSON.parse(source.read(file));
-    } catch (err) {
-      issues.push({ file, path: '', message: `not valid JSON (${(err as Error).message})`, fix: 'fix the JSON syntax' });
-      continue;
-    }
+    const json = readJson(source, file, issues);
+    if (json === undefined) continue;
     try {
       documents[name] = parseLexicon(json, file);
     } catch (err) {
