@@ -28,7 +28,7 @@ export function followupNotes(events: readonly LedgerEvent[], held: ReadonlySet<
   const created = [...events].reverse().find((e): e is Extract<LedgerEvent, { type: 'plan_created' }> => e.type === 'plan_created');
   const extended = new Set(events.flatMap((e) => (e.type === 'plan_extended' ? [e.part] : [])));
   for (const part of partViews(events)) {
-    const rec = part.index === null ? undefined : (created?.parts?.[part.index] as { ask?: { kind?: string } } | undefined);
+    const rec = created?.parts?.[part.index ?? 0] as { ask?: { kind?: string } } | undefined; // index null: the goal's one part, if recorded
     if (rec?.ask?.kind !== 'why' || extended.has(part.index)) continue;
     const tools = new Set(created?.steps.filter((s) => part.planned.includes(s.step)).map((s) => s.tool));
     const whys = [...new Set(playbooks.filter((p) => part.playbooks.includes(p.id) && p.steps.every((s) => tools.has(s.tool))).flatMap((p) => (p.followups ?? []).map((r) => r.why)))];

@@ -1,10 +1,11 @@
 /**
  * Follow-ups (design §10, issue 31): the second look, chosen from what the
- * first one found. After a round's facts are committed the loop asks the
- * planner seam for follow-ups; this module answers, per part of the goal,
- * with the read-only steps the facts call for and the facts (ledger seq) that
- * caused each. The loop records them as plan_extended and runs them within the
- * same budget, at most two rounds.
+ * first one found. Before the answer step the loop asks the planner seam for
+ * follow-ups; this module answers, per part of the goal, with the read-only
+ * steps the facts call for and the facts (ledger seq) that caused each,
+ * records them as plan_extended and joins them to the plan, which the loop
+ * runs within the same budget — at most two rounds, counted here. A follow-up
+ * that fails is said in the answer, never replanned around (lookedFurther).
  *
  * Who decides, and from what (P3, P7):
  *   - a part a playbook served: deterministic code — the served playbooks'
@@ -22,11 +23,11 @@
  * for planned goals). A call already in the plan is never added twice, and
  * the plan never grows past max_steps.
  */
-import type { LedgerEvent } from '../ledger/events.js';
+import type { EventOf, LedgerEvent } from '../ledger/events.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Registry } from '../registry/registry.js';
-import type { HeldFact } from '../runtime/fold.js';
-import type { Planner, PlanStepEv } from '../runtime/planner.js';
+import { extendPlan, type HeldFact } from '../runtime/fold.js';
+import type { PlanStepEv } from '../runtime/planner.js';
 import { BREAKERS } from '../runtime/settings.js';
 import { checkValue, compileSchema } from '../ladder/schemas.js';
 import type { SchemaHandle } from '../ladder/types.js';
@@ -37,8 +38,8 @@ import type { Playbook } from './playbooks.js';
 import { ANSWER_STEP, callKey, type PlanningContext } from './planning.js';
 
 type Created = Extract<LedgerEvent, { type: 'plan_created' }>;
-/** Follow-ups for one part of the goal, as the loop records them (plan_extended without its round). */
-type Extension = Awaited<ReturnType<NonNullable<Planner['followups']>>>[number];
+/** Follow-ups for one part of the goal (plan_extended without its round). */
+type Extension = Omit<EventOf<'plan_extended'>, 'seq' | 't' | 'session_id' | 'type' | 'round'>;
 type Because = Extension['because'][number];
 
 /** What deciding follow-ups needs of the session: what planning it needs, less how to plan. */
@@ -79,7 +80,9 @@ export function partViews(events: readonly LedgerEvent[]): PartView[] {
   created.parts.forEach((p, i) => {
     const rec = p as typeof p & { act?: unknown; ask?: { kind?: string }; source?: string };
     if (rec.unchecked || rec.act || (rec.ask?.kind && NOT_LOOKED_INTO.has(rec.ask.kind))) return;
-    views.push({ index: i, planned: p.steps, steps: [...p.steps, ...added(i)], rounds: rounds(i), playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
+    // a goal of one part records its follow-ups with part null, as a plan without parts does (seam §5)
+    const index = created.parts!.length === 1 ? null : i;
+    views.push({ index, planned: p.steps, steps: [...p.steps, ...added(index)], rounds: rounds(index), playbooks: p.playbooks, byModel: rec.source ? rec.source === 'model' : byModel && p.playbooks.length === 0 });
   });
   return views;
 }
@@ -198,4 +201,22 @@ export async function decideFollowups(fc: FollowupContext, ledger: Ledger, plan:
     out.push({ steps, because, source, provider, part: part.index });
   }
   return out;
+}
+
+/**
+ * The next round of follow-ups, recorded (one plan_extended per part) and joined to the plan before
+ * its answer step; null when the facts call for none, or the rounds are spent.
+ */
+export async function lookFurther(fc: FollowupContext, ledger: Ledger, plan: readonly PlanStepEv[]): Promise<PlanStepEv[] | null> {
+  const round = 1 + ledger.all.reduce((n, e) => (e.type === 'plan_extended' ? Math.max(n, e.round) : n), 0);
+  const added = await decideFollowups(fc, ledger, plan, round);
+  if (added.length === 0) return null;
+  for (const x of added) ledger.append({ type: 'plan_extended', round, ...x });
+  ledger.commit();
+  return extendPlan(plan, added.flatMap((x) => x.steps));
+}
+
+/** Whether a step was added by a follow-up: a second look that failed is said, never replanned around. */
+export function lookedFurther(events: readonly LedgerEvent[], step: string): boolean {
+  return events.some((e) => e.type === 'plan_extended' && e.steps.some((x) => x.step === step));
 }

@@ -81,3 +81,21 @@ export function toPlan(pc: PlanScope, provider: string | null, proposed: readonl
   const created: PlanCreated = { ...meta, ...(parts ? { parts } : {}), provider, steps: [], ...(repeats > 0 ? { repeats_dropped: repeats } : {}) };
   return { ok: true, created, steps };
 }
+
+/**
+ * A replan's parts keep their history: each part of the new plan holds the steps the same part of
+ * the plan it replaces already ran (those kept) before its new ones, and the playbooks that served
+ * it. The last plan_created is the one its readers take (follow-ups find a part's playbook there,
+ * coverage a part's steps), so a replan that recorded only its fresh steps would lose both.
+ */
+export function carryParts(before: PlanCreated['parts'], after: PlanCreated['parts'], kept: ReadonlySet<string>): PlanCreated['parts'] {
+  if (!before?.length || !after?.length) return after;
+  return after.map((p, i) => {
+    const was = before.find((b) => b.text === p.text) ?? (before.length === after.length ? before[i] : undefined);
+    if (!was) return p;
+    return {
+      ...p, steps: [...was.steps.filter((s) => kept.has(s)), ...p.steps.filter((s) => !was.steps.includes(s))],
+      playbooks: [...new Set([...was.playbooks, ...p.playbooks])], ...(was.source ? { source: was.source } : {}),
+    };
+  });
+}

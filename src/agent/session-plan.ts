@@ -25,10 +25,11 @@ import type { Registry } from '../registry/registry.js';
 import { decideCoverage } from './answer/coverage.js';
 import { terms } from '../memory/terms.js';
 import { windowLabel } from './goal/entities.js';
+import { carryParts } from './plan-calls.js';
 import type { Playbook } from './playbooks.js';
 import type { Lexicon } from './goal/lexicon.js';
 import { explain } from './goal/explain.js';
-import { decideFollowups } from './followups.js';
+import { lookFurther, lookedFurther } from './followups.js';
 import { followupNotes } from './followup-notes.js';
 
 export { planSteps, type PlanStepEv };
@@ -67,7 +68,7 @@ export function agentPlanner(playbooks: readonly Playbook[], lexicon?: Lexicon):
     },
     fresh: (d, ...rest) => planFresh({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
     replan: (d, ...rest) => replan({ ...d, playbooks, ...(lexicon ? { lexicon } : {}) }, ...rest),
-    followups: (d, ctx, ledger, plan, round, held, missing) => decideFollowups({ registry: d.registry, playbooks, goal: d.job.goal, step: ctx, held, missing }, ledger, plan, round),
+    followups: (d, ctx, ledger, plan, held, missing) => lookFurther({ registry: d.registry, playbooks, goal: d.job.goal, step: ctx, held, missing }, ledger, plan),
   };
 }
 
@@ -148,6 +149,7 @@ export async function replan(
   d: PlanDeps, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>,
 ): Promise<{ plan?: PlanStepEv[]; loop?: string }> {
   if (knownState(ledger.all, plan, i)) return {}; // the machine as it is: the plan's other reads still run
+  if (lookedFurther(ledger.all, plan[i]!.step)) return {}; // a second look that failed is said in the answer
   const failed = plan[i]!;
   const failure = [...ledger.all].reverse().find((e) => 'step' in e && e.step === failed.step && e.type in FAILURE_KIND && e.type !== 'step_failed');
   const kind = failure ? FAILURE_KIND[failure.type as keyof typeof FAILURE_KIND] : 'unknown';
@@ -176,7 +178,9 @@ export async function replan(
   }
   const kept = plan.filter((p, j) => p.step !== ANSWER_STEP && ranAt(p, j));
   const next = withAnswer(fresh, kept);
-  const parts = r.created.parts?.map((p) => ({ ...p, steps: [...new Set(p.steps.map((st) => reused.get(st) ?? st))] }));
+  const before = ledger.all.findLast((e) => e.type === 'plan_created');
+  const mapped = r.created.parts?.map((p) => ({ ...p, steps: [...new Set(p.steps.map((st) => reused.get(st) ?? st))] }));
+  const parts = carryParts(before?.type === 'plan_created' ? before.parts : undefined, mapped, new Set(kept.map((p) => p.step)));
   ledger.append({ type: 'plan_created', ...r.created, ...(parts ? { parts } : {}), steps: next });
   ledger.commit();
   return { plan: next };

@@ -11,6 +11,7 @@
 import { z } from '../base/zod.js';
 import { TRUST_LEVELS } from '../base/trust.js';
 import { budgetClassSchema } from '../base/ids.js';
+import { goalPartSchema } from '../base/goal-part.js';
 
 export const trustSchema = z.enum(TRUST_LEVELS);
 export { BUDGET_CLASSES, budgetClassSchema, type BudgetClass } from '../base/ids.js';
@@ -60,10 +61,6 @@ export const measurementSchema = z.strictObject({
   window: z.strictObject({ last_n: z.number().int().positive(), since: z.string() }).optional(),
 });
 export type Measurement = z.infer<typeof measurementSchema>;
-
-/** What a part of a goal asks of the facts (seam §1), and the kinds of things a selection asks for: the goal reader writes them, the renderer reads them. */
-export const ASK_KINDS = ['state', 'list', 'count', 'member', 'show', 'why'] as const;
-export const ASK_NOUNS = ['process', 'unit', 'package', 'file', 'folder', 'filesystem', 'interface', 'line', 'error', 'boot'] as const;
 
 export const planStepSchema = z.strictObject({
   step: z.string(),
@@ -118,23 +115,8 @@ export const eventSchemas = {
     level: z.enum(['full', 'brief', 'title']).nullable().optional(),
     /** the playbooks that matched the goal */
     playbooks: z.array(z.string()).optional(),
-    /**
-     * the goal's parts as the agent read them (design §12), in order: the words of each, the steps
-     * planned for it, what retrieval ranked and which playbooks fit it, the time window it names in
-     * words, and — for a part no step serves — why, in plain words, and what can be checked instead
-     */
-    parts: z.array(z.strictObject({
-      text: z.string(),
-      steps: z.array(z.string()),
-      retrieved: z.array(z.strictObject({ name: z.string(), score: z.number() })),
-      playbooks: z.array(z.string()),
-      window: z.string().optional(),
-      unchecked: z.string().optional(),
-      offers: z.array(z.string()).optional(),
-      /** seam §1: what the part asks about, the words that selected its plan, who planned it, what it asks of the facts (absent: the subject's state), a change it asks for (never answered by a read) */
-      subject: z.string().optional(), matched: z.array(z.string()).optional(), source: z.enum(['playbook', 'retrieval', 'model']).optional(),
-      ask: z.strictObject({ kind: z.enum(ASK_KINDS), name: z.string().optional(), noun: z.enum(ASK_NOUNS).optional() }).optional(), act: actSchema.optional(),
-    })).optional(),
+    /** the goal's parts as the agent read them, in order (seam §1: src/base/goal-part.ts) */
+    parts: z.array(goalPartSchema).optional(),
     /** calls the planner proposed more than once, dropped (each ran once) */
     repeats_dropped: z.number().int().min(1).optional(),
     /** set on a replan: the step whose failure caused it, its failure kind, and the tools to avoid */

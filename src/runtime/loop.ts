@@ -24,7 +24,7 @@ import type { ProviderAdapter } from './provider.js';
 import type { ProviderManifest } from '../registry/manifest.js';
 import { weakest } from '../base/trust.js';
 import { Budget } from './budget.js';
-import { extendPlan, foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
+import { foldSession, stepDone, type HeldFact, type SessionState } from './fold.js';
 import type { Hook } from './hooks.js';
 import type { Job } from './job.js';
 import { RESULT_FILE, resultFromEvents, writeResult, type SessionResultDoc } from './result.js';
@@ -215,7 +215,6 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
   let plan: PlanStepEv[] = state.plan ?? [];
   let source = state.planSource;
   let replanned = state.replanned;
-  const asked = new Set<number>(); // rounds of follow-ups asked for in this run
   if (!state.planned && stopped) {
     // a goal-only session closed before it was planned: planning is what did not run
     if (!missing.has('@plan')) {
@@ -256,14 +255,9 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     const s = plan[i]!;
     if (held.has(s.step) || missing.has(s.step)) continue;
     if (d.signal.aborted) return { interrupted: true, budget, plan };
-    // LOOK FURTHER: before the answer, the follow-ups the facts call for, one round at a time
-    const round = i === plan.length - 1 ? 1 + ledger.all.reduce((n, e) => (e.type === 'plan_extended' ? Math.max(n, e.round) : n), 0) : 0;
-    if (round > 0 && s.tool === null && !stopped && source !== 'operator' && !asked.has(round)) {
-      asked.add(round);
-      const added = (await d.planner.followups?.(d, ctx, ledger, plan, round, held, missing)) ?? [];
-      for (const x of added) ledger.append({ type: 'plan_extended', round, ...x });
-      if (added.length > 0) { ledger.commit(); plan = extendPlan(plan, added.flatMap((x) => x.steps)); i--; continue; }
-    }
+    // LOOK FURTHER: before the answer step, the planner adds (and records) the reads the facts call for, a round at a time
+    const further = i === plan.length - 1 && s.tool === null && !stopped && source !== 'operator' ? await d.planner.followups?.(d, ctx, ledger, plan, held, missing) : null;
+    if (further) { plan = further; i--; continue; }
     const fail = (type: 'budget_exhausted' | 'breaker_tripped', error: string, extra: Record<string, unknown>) => {
       ledger.append({ type, step: s.step, provider: null, capability: s.capability, schema: s.schema, error, attempt: 0, ...extra } as Parameters<Ledger['append']>[0]);
       ledger.commit();
@@ -322,9 +316,7 @@ async function runSteps(d: LoopDeps, ledger: Ledger, state: SessionState): Promi
     // REPLAN ONCE: a planned tool step that failed past its retries and escalation
     // (a person's denial is not a failure to plan around: the plan goes on without the step)
     const denied = !out.ok && !!s.tool && d.registry.tools.get(s.tool)?.effect === 'destructive';
-    // a follow-up looks further: its failure is said in the answer, never replanned around
-    const looking = ledger.all.some((e) => e.type === 'plan_extended' && e.steps.some((x) => x.step === s.step));
-    if (!out.ok && s.tool && !denied && !looking && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
+    if (!out.ok && s.tool && !denied && source !== 'operator' && !replanned && !stopped && !d.signal.aborted) {
       replanned = true;
       const r = await d.planner.replan(d, ctx, ledger, plan, i, held, missing);
       if (r.loop) stopped = r.loop;

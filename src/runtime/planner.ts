@@ -53,8 +53,8 @@ export interface Planner {
   explain?(ledger: Ledger, held: ReadonlySet<string>, planned: boolean, registry: Registry): { decline: string | null; notes: string[]; unanswered: boolean };
   /** Record, once, before the answer step, whether each part of the goal is answered, partial or not checked (seam §2: a `coverage` event). */
   cover?(ledger: Ledger, plan: readonly PlanStepEv[], registry: Registry): void;
-  /** Follow-ups (issue 31): the read-only steps round `round` adds, per part of the goal, from the facts committed (the loop records and runs them). */
-  followups?(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: readonly PlanStepEv[], round: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<Omit<EventOf<'plan_extended'>, 'seq' | 't' | 'session_id' | 'type' | 'round'>[]>;
+  /** Follow-ups (issue 31), asked before the answer step: the next round's read-only steps from the facts committed, recorded (plan_extended) and joined to the plan it returns; null when the facts call for none. */
+  followups?(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: readonly PlanStepEv[], held: Map<string, HeldFact>, missing: Map<string, string>): Promise<PlanStepEv[] | null>;
   /** One replan after step `i` failed, from text-free input only; `loop` names a call proposed again after it failed. */
   replan(d: PlanSession, ctx: StepContext, ledger: Ledger, plan: PlanStepEv[], i: number, held: Map<string, HeldFact>, missing: Map<string, string>): Promise<{ plan?: PlanStepEv[]; loop?: string }>;
 }

@@ -175,7 +175,9 @@ describe('the trajectory cache in the runtime (design §9.4)', () => {
 
     const second = await runOnce(root, recorded(true));
     const ps = plans(second);
-    expect(ps.map((p) => p.source)).toEqual(['cache', 'playbook']);
+    // the cached plan, then a fresh one from the playbook (whose own failed df may be replanned after)
+    expect(ps.slice(0, 2).map((p) => p.source)).toEqual(['cache', 'playbook']);
+    expect(ps.slice(2).every((p) => !!p.replan)).toBe(true);
     const dropped = second.find((e) => e.type === 'cache_dropped');
     expect(dropped).toMatchObject({ entry: first[0]!.session_id, key: ps[0]!.cache!.key, step: ps[0]!.steps[0]!.step });
     // the rest of the cached plan never ran: the first step after the drop is the planner

@@ -117,7 +117,9 @@ describe('a "why" goal looks further, from what the first look found', () => {
     expect(a.extended[1]!.steps[0]).toMatchObject({ tool: 'du_top', args: { path: `${mnt}/home/pi` } });
     expect(a.answer).toContain(`Most of the space under "${mnt}" is in "${mnt}/home/pi" (44.0 MiB, 68.8 % of "${mnt}"), then "${mnt}/var/backups" (9.0 MiB, 14.1 %) and "${mnt}/srv" (3.0 MiB, 4.7 %)`);
     expect(a.answer).toContain(`Most of the space under "${mnt}/home/pi" is in "${mnt}/home/pi/videos" (30.0 MiB, 46.9 % of "${mnt}"), then "${mnt}/home/pi/music" (14.0 MiB, 21.9 %)`);
-    expect(a.outcome).toBe('answered');
+    // a machine without a journal (this one may be) cannot give the playbook's journal read: the answer is partial, and says so
+    const noJournal = a.events.some((e) => e.type === 'tool_failed' && e.step === 'journal_window' && e.cause?.id === 'no_journal');
+    expect(a.outcome).toBe(noJournal ? 'partial' : 'answered');
     // pico show: one line per round, "looked further because …"
     const shown = a.extended.map((e) => describeEvent(e));
     expect(shown[0]).toMatch(new RegExp(`^follow-ups, round 1 \\(playbook\\): du_top=du_top .*— looked further because the fullest filesystem is 80 % full or more \\(capture_df\\.fullest\\.used_percent of fact #${df!.seq}\\)$`));

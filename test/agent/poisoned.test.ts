@@ -65,7 +65,8 @@ describe('a poisoned log line reaches no planner (P7)', () => {
       const [clean, poisoned, failing] = runs;
       expect(poisoned!.plan).toEqual(clean!.plan);
       // the failing run asks for a replan: the planner hears which step failed and how, not the message
-      expect(failing!.events.some((e) => 'step' in e && e.step === '@replan' && (e.type === 'step_started' || e.type === 'capability_gap'))).toBe(true);
+      // (a planner step, the retrieval planner's plan for it, or the record that nothing new covers the part)
+      expect(failing!.events.some((e) => (e.type === 'plan_created' && !!e.replan) || ('step' in e && e.step === '@replan' && (e.type === 'step_started' || e.type === 'capability_gap')))).toBe(true);
       for (const r of runs) expect(r.saw).not.toMatch(POISON_WORDS);
       // the poison did reach the ledger, as T1 tool output: the test is not vacuous
       expect(JSON.stringify(failing!.events)).toMatch(POISON_WORDS);

@@ -47,7 +47,9 @@ describe('questions that reach the read tools', () => {
   it('a service that keeps restarting retrieves its unit\'s state and its journal', async () => {
     for (const goal of ['mosquitto keeps restarting, why?', 'why does home-assistant keep crashing']) {
       const retrieved = (await planned(goal)).retrieved?.map((r) => r.name) ?? [];
-      expect(retrieved, goal).toEqual(expect.arrayContaining(['unit_status', 'journal_window']));
+      expect(retrieved, goal).toContain('unit_status');
+      // its journal: the unit's own log lines (unit_log, with its exit status and restart count) or the journal read for that unit
+      expect(retrieved.filter((r) => r === 'unit_log' || r === 'journal_window'), goal).not.toEqual([]);
     }
   });
 });

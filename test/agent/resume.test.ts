@@ -37,8 +37,9 @@ describe('goal-only sessions resume', () => {
       const dir = rt.sessionDir(id);
       const first = readLedger(dir);
       const failed = first.find((e) => e.type === 'step_failed' && e.step === 'journal_window')!;
-      // the replan is asked for: a planner step, or the agent's own record that nothing new covers the part
-      const replanned = (e: LedgerEvent) => 'step' in e && e.step === '@replan' && (e.type === 'step_started' || e.type === 'capability_gap');
+      // the replan is asked for: a planner step, the retrieval planner's plan for it (no model step),
+      // or the agent's own record that nothing new covers the part
+      const replanned = (e: LedgerEvent) => (e.type === 'plan_created' && !!e.replan) || ('step' in e && e.step === '@replan' && (e.type === 'step_started' || e.type === 'capability_gap'));
       expect(first.some(replanned)).toBe(true);
       crashAfter(dir, failed.seq);
       await rt.runSession(id, { runTool: failingJournal });

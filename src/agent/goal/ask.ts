@@ -7,9 +7,9 @@
  * or why. The planner plans the tools whose facts can hold the answer; the
  * renderer selects it from them.
  *
- * `noun` is the kind of thing asked for, from the closed list the ledger's
- * event vocabulary holds; the owner's words for each are below, and a word
- * outside them gives no noun, never a guess. For a
+ * `noun` is the kind of thing asked for, from the closed list of a part's
+ * record (src/base/goal-part.ts); the owner's words for each are below, and
+ * a word outside them gives no noun, never a guess. For a
  * membership the named thing is the ask's `name`, and what the part is
  * about is the list it is looked for in ("is bluetooth.service among the
  * failed units" is about the failed units), so the name is not read as the
@@ -18,7 +18,7 @@
  * Pure: the same text gives the same ask.
  */
 
-import { ASK_KINDS, ASK_NOUNS } from '../../ledger/events.js';
+import { ASK_KINDS, ASK_NOUNS } from '../../base/goal-part.js';
 
 export { ASK_KINDS, ASK_NOUNS };
 export type AskKind = (typeof ASK_KINDS)[number];
@@ -96,6 +96,8 @@ export function askIn(text: string, named: { unit: string | null; path: string |
     if (/\blines?\b|\blog\b|\blogs\b|\bmessages\b|\bjournal\b|\boutput\b|^(?:tail|cat)\b/i.test(t)) return { kind: 'show', noun: 'line' };
     return withNoun(noun ? 'list' : 'state');
   }
+  // "which services failed, and why": a list asked with its causes is a why (the list is its symptom)
+  if (/(?:,|\band)\s*why$/i.test(t)) return { kind: 'why' };
   if (/\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+(?:of|the)\b/i.test(t)) return withNoun('count');
   if (noun && LIST_AFTER_WHICH[noun].test(t)) return withNoun('list');
   if (/^(?:list|enumerate)\b|^(?:what|which)\s+are\s+(?:all\s+)?the\b/i.test(t) && noun) return withNoun('list');

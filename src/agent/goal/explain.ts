@@ -32,9 +32,10 @@ type Part = { text: string; steps: string[]; window?: string; unchecked?: string
 /** A failure event's kind in words a person reads. */
 export function inWords(e: LedgerEvent | undefined): string {
   switch (e?.type) {
-    case 'tool_failed': return 'the tool failed';
+    // a cause the tool's manifest declares is said in its words (seam §7): absent, unreadable and empty differ
+    case 'tool_failed': return e.cause?.plain ?? 'the tool failed';
     case 'tool_timeout': return 'it took too long';
-    case 'tool_empty': return 'what it read was empty';
+    case 'tool_empty': return e.cause?.plain ?? 'what it read was empty';
     case 'approval_denied':
       // nobody could be asked (pico run has no approver) is not a refusal
       return /no approver is configured/.test(e.error) ? 'it changes the machine, so a person must approve it: submit it to the daemon and approve it with pico approve' : 'a person did not approve it';

@@ -149,6 +149,29 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
     const more = intents.get(t.name);
     return more ? { ...t, description: `${t.description} ${[...new Set(more)].join('; ')}` } : t;
   };
+  // what a part measures ("the space a folder takes", "the size of the journal"): the thing's
+  // terms and the attribute's, which one read-only tool must speak of together; null when the part
+  // measures nothing, or names a path or unit that is not a folder (it is about that entity)
+  const measured = (part: GoalPart): { object: string[]; attr: string[]; folder: boolean } | null => {
+    const f = part.focus;
+    if (!f?.attribute) return null;
+    const folder = read(part.text, lexicon).groups.includes('folder');
+    if (!folder && (part.entities.path || part.entities.unit)) return null;
+    const obj = read(folder ? 'folder' : f.text, lexicon);
+    // a number names which one ("port 22", "the 2nd disk"), never what kind of thing: no tool's words carry it
+    const object = (obj.groups.length ? obj.groups.map(stem) : obj.terms).filter((x) => !/^\d+(?:st|nd|rd|th)?$/.test(x));
+    if (object.length === 0) return null;
+    // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
+    // a folder takes is disk space only
+    const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon, ctx.vocab).terms;
+    return { object, attr, folder };
+  };
+  // whether one of a playbook's tools measures what the part measures (a playbook that only stats
+  // a folder's entry does not tell the space the folder takes)
+  const measures = (part: GoalPart, pb: ReaderPlaybook): boolean => {
+    const m = measured(part);
+    return !!m && pb.steps.some((st) => { const own = toolTerms.get(st.tool); return !!own && m.object.every((x) => own.has(x)) && m.attr.some((x) => own.has(x)); });
+  };
   const firstWhen = (t: AgentTool) => (t.when ?? t.description).split(/[,;]/)[0]!.trim();
 
   const reader: GoalReader = {
@@ -180,7 +203,10 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       // ("did postgresql fail" is that unit's status before it is the list of failed units)
       const named = (id: string) => Object.values(pbs.find((p) => p.id === id)!.slots ?? {})
         .some((sl) => (sl.extractor === 'unit' && part.entities.unit) || (sl.extractor === 'path' && part.entities.path)) ? 1 : 0;
-      return out.sort((a, b) => named(b.id) - named(a.id) || b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
+      // and one whose tools measure what the part measures goes before one that only names the thing
+      // ("how much space does the folder /var/log take": du, not stat's size of the folder's entry)
+      const fits = (id: string) => (measures(part, pbs.find((p) => p.id === id)!) ? 1 : 0);
+      return out.sort((a, b) => named(b.id) - named(a.id) || fits(b.id) - fits(a.id) || b.score * b.coverage - a.score * a.coverage || (a.id < b.id ? -1 : 1));
     },
     unmeasured(part) {
       const f = part.focus;
@@ -189,17 +215,9 @@ export function goalReader(lexicon: Lexicon, tools: readonly ReaderTool[], playb
       if (f?.groups && !part.entities.path && !part.entities.unit) {
         return speaks(focusedTerms, f.groups.map(stem)) ? null : `that of the ${f.text}`;
       }
-      if (!f?.attribute) return null;
-      const folder = read(part.text, lexicon).groups.includes('folder');
-      if (!folder && (part.entities.path || part.entities.unit)) return null;
-      const obj = read(folder ? 'folder' : f.text, lexicon);
-      const object = obj.groups.length ? obj.groups.map(stem) : obj.terms;
-      if (object.length === 0) return null;
-      // a size is what a disk-space tool reports too ("how big is the sd card": df), but the space
-      // a folder takes is disk space only
-      const attr = folder ? ['disk', 'space'].map(stem) : f.attribute === 'size' ? ['size', 'disk', 'big', 'space'].map(stem) : read(f.attribute, lexicon, ctx.vocab).terms;
-      if (speaks(toolTerms, object, attr)) return null;
-      return folder ? 'the space a folder takes' : `the ${f.attribute === 'size' ? 'size' : f.attribute} of ${f.text}`;
+      const m = measured(part);
+      if (!m || speaks(toolTerms, m.object, m.attr)) return null;
+      return m.folder ? 'the space a folder takes' : `the ${f!.attribute === 'size' ? 'size' : f!.attribute} of ${f!.text}`;
     },
     uncovered: (part) => part.reading.groups.filter((g) => !spoken.has(stem(g))),
     unspoken(part) {
