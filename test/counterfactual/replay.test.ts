@@ -105,7 +105,7 @@ describe('counterfactual replay', () => {
         "sessions": [
           {
             "composition_differs": false,
-            "plan_source": "playbook",
+            "plan_source": "retrieval",
             "session": "<goal>",
             "steps": [
               {
@@ -143,6 +143,24 @@ describe('counterfactual replay', () => {
                 },
                 "schema": "log_lines@1",
                 "step": "journal_window",
+              },
+              {
+                "capability": "extract@1",
+                "level4": true,
+                "original": {
+                  "cost_ms": "ms",
+                  "note": null,
+                  "passed": true,
+                  "provider": "space-parser",
+                },
+                "replayed": {
+                  "cost_ms": "ms",
+                  "note": null,
+                  "passed": true,
+                  "provider": "space-parser",
+                },
+                "schema": "journal_disk@1",
+                "step": "journal_disk",
               },
               {
                 "capability": "answer@1",
@@ -234,19 +252,19 @@ describe('counterfactual replay', () => {
         ],
         "totals": {
           "changed_provider": 3,
-          "level4_steps": 3,
+          "level4_steps": 4,
           "original": {
             "p90_cost_ms": "ms",
-            "pass_rate": 0.8333333333333334,
-            "passed": 5,
-            "steps": 6,
+            "pass_rate": 0.8571428571428571,
+            "passed": 6,
+            "steps": 7,
             "unjudged": 0,
           },
           "replayed": {
             "p90_cost_ms": "ms",
-            "pass_rate": 0.8,
-            "passed": 4,
-            "steps": 5,
+            "pass_rate": 0.8333333333333334,
+            "passed": 5,
+            "steps": 6,
             "unjudged": 1,
           },
         },
