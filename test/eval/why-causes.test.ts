@@ -14,9 +14,20 @@ describe('pico eval --goals: why goals', () => {
     const py = spawnSync('python3', ['-c', 'import os, sys; print(os.path.realpath(sys.executable))'], { encoding: 'utf8' }).stdout.trim();
     const bin = tempDir('pico-eval-memhog-');
     symlinkSync(py || '/usr/bin/python3', join(bin, 'memhog'));
-    const hog = spawn(join(bin, 'memhog'), ['-c', 'import time\nb = bytearray(400 * 1024 * 1024)\nprint("held", flush=True)\ntime.sleep(120)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // the hog is started by a shell that exits at once, so it is no descendant of this process: in-process
+    // runs name this process as the agent's own (PICO_WORKER_PID), and its whole subtree is left out
+    const code = 'import time\nb = bytearray(400 * 1024 * 1024)\nprint("held", flush=True)\ntime.sleep(120)';
+    const sh = spawn('/bin/sh', ['-c', `"$0" -c "$1" & echo "pid $!"`, join(bin, 'memhog'), code], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let hogPid = 0;
     try {
-      await new Promise((r) => hog.stdout!.once('data', r));
+      await new Promise<void>((resolve) => {
+        let out = '';
+        sh.stdout!.on('data', (b: Buffer) => {
+          out += b.toString();
+          hogPid = Number(/pid (\d+)/.exec(out)?.[1] ?? 0);
+          if (out.includes('held')) resolve();
+        });
+      });
       const file = join(tempDir('pico-why-goals-'), 'why.json');
       writeFileSync(file, JSON.stringify({ format: 'goals@1', goals: [
         { id: 'mem', goal: 'what is eating all my memory?', kind: 'answerable', parts: [{ tools: ['memory_usage'], why: true }] },
@@ -26,13 +37,13 @@ describe('pico eval --goals: why goals', () => {
       const e = await evaluateGoals(file);
       const runs = Object.fromEntries(e.runs.map((r) => [r.id, r]));
       expect(runs.pkgs!.cause).toBeUndefined();
-      expect(runs.mem!.cause).toMatchObject({ named: true, looked: expect.arrayContaining(['top_memory']) });
+      expect(runs.mem!.cause, JSON.stringify({ outcome: runs.mem!.outcome, steps: runs.mem!.steps, answer: runs.mem!.answer })).toMatchObject({ named: true, looked: expect.arrayContaining(['top_memory']) });
       expect(e.score.why_causes.of).toBe(2);
       expect(e.score.why_causes.n).toBe(1 + Number(runs.net!.cause!.named));
       if (!runs.net!.cause!.named) expect(e.score.misses).toContainEqual(expect.objectContaining({ id: 'net', what: 'cause' }));
       expect(renderGoalTable(e)).toMatch(/why goals whose answer names a cause \(this machine\) +\d\/2/);
     } finally {
-      hog.kill('SIGKILL');
+      if (hogPid > 0) try { process.kill(hogPid, 'SIGKILL'); } catch { /* gone */ }
     }
   }, 120_000);
 });
