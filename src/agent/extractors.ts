@@ -11,7 +11,7 @@
  * manifest error (playbooks.ts), not a silent null.
  */
 
-export const EXTRACTORS = ['unit', 'path', 'since', 'priority', 'sort', 'keep', 'boot'] as const;
+export const EXTRACTORS = ['unit', 'path', 'since', 'priority', 'sort', 'keep', 'boot', 'port'] as const;
 export type ExtractorName = (typeof EXTRACTORS)[number];
 
 /**
@@ -27,6 +27,7 @@ export interface SlotEntities {
   priority: string | null;
   sort: string | null;
   keep: number | null;
+  port: number | null;
 }
 
 /** A slot's value from the reader's entities (a boot window leaves `since` empty, and the reverse). */
@@ -56,11 +57,12 @@ const PATH = /(?:^|[\s"'`(])((?:\/[A-Za-z0-9._@%+~-]+)+\/?)/;
 const WORD_NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, ten: 10, twelve: 12, fifteen: 15, thirty: 30 };
 const UNITS: Record<string, string> = { minute: 'min', minutes: 'min', min: 'min', mins: 'min', hour: 'hours', hours: 'hours', h: 'hours', day: 'days', days: 'days', week: 'weeks', weeks: 'weeks' };
 
-/** Run one named extractor over the goal (keep and boot are read by the goal reader only). */
+/** Run one named extractor over the goal (keep, boot and port are read by the goal reader only). */
 export function extract(name: ExtractorName, goal: string): string | null {
   switch (name) {
     case 'keep': return null;
     case 'boot': return null;
+    case 'port': return null;
     case 'unit': return unitIn(goal);
     case 'path': return pathIn(goal);
     case 'since': return sinceIn(goal);

@@ -207,7 +207,7 @@ async function planPart(pc: PlanningContext, reader: GoalReader, part: GoalPart,
   const only = pc.onlyProvider;
   const e = part.entities;
   const entities: SlotEntities = {
-    unit: e.unit, path: e.path, since: e.window?.since ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort, keep: e.keep,
+    unit: e.unit, path: e.path, since: e.window?.since ?? null, boot: e.window?.boot ?? null, priority: e.priority, sort: e.sort, keep: e.keep, port: e.port,
   };
   const act = part.action ? { act: { verb: part.action.verb, object: part.action.object || null } } : {};
   const ask = part.ask.kind !== 'state' ? { ask: part.ask } : {};

@@ -35,6 +35,14 @@ describe('questions that reach the read tools', () => {
     }
   });
 
+  it('a port named as one is passed to the listening read; a number that is no port never is', async () => {
+    expect((await planned('what is listening on port 22?')).steps[0]).toMatchObject({ tool: 'listening_sockets', args: { port: 22 } });
+    expect((await planned('is anything using port no. 8080')).steps[0]).toMatchObject({ tool: 'listening_sockets', args: { port: 8080 } });
+    expect((await planned('which ports are open on this pi?')).steps[0]!.args).not.toHaveProperty('port');
+    expect((await planned('are 3 ports open?')).steps[0]!.args).not.toHaveProperty('port');
+    expect((await planned('what listens on port 70000?')).steps[0]!.args).not.toHaveProperty('port');
+  });
+
   it('a question about failed services retrieves the failed units, not a service\'s processes and sockets read beside its state', async () => {
     for (const goal of ['did any of my services die?', 'is some service stopped?', 'something crashed, which service was it']) {
       const retrieved = (await planned(goal)).retrieved?.map((r) => r.name) ?? [];

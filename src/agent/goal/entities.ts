@@ -48,6 +48,8 @@ export interface Entities {
   window: Window | null;
   priority: 'crit' | 'err' | 'warning' | null;
   sort: 'cpu' | 'mem' | null;
+  /** a network port named as one ("port 22", "22/tcp"), 1–65535 */
+  port: number | null;
 }
 
 const NUMBER_WORDS: Record<string, number> = {
@@ -294,10 +296,20 @@ export function sortIn(text: string, groups: readonly string[] = []): Entities['
   return null;
 }
 
+// "port 22", "port no. 8080", "ports 80", "22/tcp": a number is a port only where it is named as one
+const PORT = /\bports?\s+(?:number\s+|no\.?\s+|#\s*)?(\d{1,5})\b|\b(\d{1,5})\/(?:tcp|udp)\b/i;
+
+/** The port a text names as one, or null ("listening on port 22" → 22; a bare number never is). */
+export function portIn(text: string): number | null {
+  const m = PORT.exec(text);
+  const n = m ? Number(m[1] ?? m[2]) : 0;
+  return n >= 1 && n <= 65_535 ? n : null;
+}
+
 /** Every entity a text names (`now`: when it was asked, for windows that name a day). */
 export function entitiesIn(text: string, topics: ReadonlySet<string> = new Set(), groups: readonly string[] = [], now: Date = new Date()): Entities {
   return {
     unit: unitIn(text, topics), path: pathIn(text, topics), bytes: bytesIn(text), keep: keepIn(text), window: windowIn(text, now),
-    priority: priorityIn(text), sort: sortIn(text, groups),
+    priority: priorityIn(text), sort: sortIn(text, groups), port: portIn(text),
   };
 }
