@@ -38,6 +38,7 @@ describe('questions that reach the read tools', () => {
   it('a port named as one is passed to the listening read; a number that is no port never is', async () => {
     expect((await planned('what is listening on port 22?')).steps[0]).toMatchObject({ tool: 'listening_sockets', args: { port: 22 } });
     expect((await planned('is anything using port no. 8080')).steps[0]).toMatchObject({ tool: 'listening_sockets', args: { port: 8080 } });
+    expect((await planned('is anything listening on 53/udp')).steps[0]).toMatchObject({ tool: 'listening_sockets', args: { port: 53 } });
     expect((await planned('which ports are open on this pi?')).steps[0]!.args).not.toHaveProperty('port');
     expect((await planned('are 3 ports open?')).steps[0]!.args).not.toHaveProperty('port');
     expect((await planned('what listens on port 70000?')).steps[0]!.args).not.toHaveProperty('port');

@@ -170,6 +170,8 @@ function folderPathIn(text: string, topics: ReadonlySet<string>): string | null 
     if (!p.startsWith('/') && !p.startsWith('~') && !p.startsWith('.')) {
       const parts = p.split('/');
       if (parts.every((x) => topics.has(x.toLowerCase()) || /^\d+$/.test(x))) continue;
+      // "22/tcp", "53/udp": a port and its protocol (portIn), not a file
+      if (/^\d{1,5}\/(?:tcp|udp)$/i.test(p)) continue;
     }
     if (p.length >= 1) return p;
   }
