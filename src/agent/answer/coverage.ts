@@ -212,10 +212,10 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
   const selection = select(p.ask, answering.map((s) => ({ step: s, ...h.facts.get(s)! })), p.text);
   const asking = selects(p.ask);
   const whole = asking && selection !== null && selectionWhole(selection);
-  // a follow-up looks further than the part asked: what it could not read is said, and never makes the part partial
+  // a follow-up looks further than the part asked: what it could not read never makes the part partial
+  // (the answer's follow-up notes say it, with why it was looked at: agent/followup-notes.ts)
   const further = new Set(followups.map((f) => f.step));
   const leftAsked = left.filter((l) => !further.has(l.step));
-  const leftFurther = left.filter((l) => further.has(l.step));
   const notes: string[] = [];
   // a whole selection is what was asked: a check beside it that read nothing is not
   if (leftAsked.length && !whole) notes.push(leftWords(leftAsked));
@@ -225,7 +225,6 @@ function coverPart(p: RecordedPart, steps: string[], followups: NonNullable<Cove
     ...(cut.length ? [READ_IN_PART] : []),
   ];
   const partial = said.length > 0 || (asking && !whole);
-  if (leftFurther.length) said.push(`A closer look could not be made: ${leftWords(leftFurther)}.`);
   return {
     ...base, ...withNamed, status: partial ? 'partial' : 'answered', from, ...windowed,
     ...(left.length ? { left } : {}),
