@@ -205,6 +205,11 @@ async function report(base: string, rows: Row[], run: { n: number; asked: number
     `- ${run.n} jobs${run.n < run.asked ? ` (of ${run.asked} asked; stopped by --minutes)` : ''}, batches of ${run.batch} with ${run.gapMs} ms idle after each; retention ${JSON.stringify(run.gc)}; outcomes ${JSON.stringify(run.outcomes)}; daemon exit ${run.code}`,
     `- after the first retention pass (row ${firstGc + 1}): daemon RSS ${growth('daemon_rss_mb')} MB, worker RSS ${growth('worker_rss_mb')} MB, daemon fds ${growth('daemon_fds')}, worker fds ${growth('worker_fds')}, root ${growth('root_mb')} MB, memory index ${growth('memory_mb')} MB, sessions ${growth('sessions')}`,
     `- job rate: first quarter ${rate(rows.slice(0, q)).toFixed(1)}/s, last quarter ${rate(rows.slice(-q)).toFixed(1)}/s`,
+    // the rows before the first pass ran without retention's work between batches: the question
+    // "does the rate fall?" is asked of the rows after it, its first half against its second
+    settled.length >= 2
+      ? `- job rate after the first retention pass: first half ${rate(settled.slice(0, Math.floor(settled.length / 2))).toFixed(1)}/s, second half ${rate(settled.slice(Math.floor(settled.length / 2))).toFixed(1)}/s (each row's rate is over its interval, so a row with a large retention pass in it reads lower)`
+      : '- job rate after the first retention pass: not enough rows',
     ...(run.problems.length ? [`- error lines: ${run.problems.join('; ')}`] : []),
   ];
   const table = [`| ${COLS.map(([, h]) => h).join(' | ')} |`, `|${COLS.map(() => '---:').join('|')}|`, ...rows.map((r) => `| ${COLS.map(([k]) => cell(r[k])).join(' | ')} |`)];
