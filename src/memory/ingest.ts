@@ -22,7 +22,7 @@
  * foreign ledgers takes the fields it needs.
  */
 import type Database from 'better-sqlite3';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { COMPOSITION_FILE, compositionHash, type Composition } from '../ledger/composition.js';
 import { applyEvents, type IngestResult } from './ingest-events.js';
@@ -57,6 +57,18 @@ export class Ingestor {
    * cost the session worker more than running the session had (issue 24). Few and bounded.
    */
   private readonly documents = new Map<string, { doc: Composition; hash: string | null }>();
+  /**
+   * The text of a composition document by the identity of the file it was read from (device,
+   * inode, size, and modification time to the nanosecond): the sessions of a burst hard-link one
+   * document of some 200 KB (sessions/.compositions), and reading it again for each was a tenth
+   * of the session worker's time per job (issue 32 profile). A write to the file changes its
+   * modification time and a new file in its place its inode, so a stale text is not used. (Not
+   * the change time: every new hard link to the document changes that.) Two writes of the same
+   * size within one tick of the kernel's file clock could share an identity; even then a text is
+   * used only when it hashes to the composition the ledger cites (documentIn's callers), so a
+   * stale one can cost an identity, never give a wrong one.
+   */
+  private readonly texts = new Map<string, string>();
 
   constructor(private readonly db: Database.Database) {
     this.s = prepareIngest(db);
@@ -201,12 +213,25 @@ export class Ingestor {
         // a missing document is common (foreign ledgers): asked without a thrown error, which costs
         // more than the read (a tenth of ingest over 5,000 such sessions; issue 24)
         const file = join(sessionDir, COMPOSITION_FILE);
-        doc = statSync(file, { throwIfNoEntry: false }) ? this.parsedDocument(readFileSync(file, 'utf8')) : null;
+        const st = statSync(file, { throwIfNoEntry: false, bigint: true });
+        doc = st ? this.parsedDocument(this.textOf(file, st)) : null;
       } catch {
         doc = null; // no document (a foreign or trimmed session): no identity, no trajectory entry
       }
       return doc;
     };
+  }
+
+  /** The text of the file `st` describes (see `texts`). */
+  private textOf(file: string, st: BigIntStats): string {
+    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+    const hit = this.texts.get(key);
+    if (hit !== undefined) return hit;
+    const text = readFileSync(file, 'utf8');
+    if (this.texts.size >= 8) this.texts.clear();
+    // written between the stat and the read: the next stat sees the new time, never this key again
+    this.texts.set(key, text);
+    return text;
   }
 
   /** A composition document's text parsed, the same object for the same text (see `documents`). */
