@@ -43,7 +43,7 @@ export async function claimInSlices(d: DaemonContext, names: string[]): Promise<
       d.queue.push(id, job.budget_class);
       d.observe((o) => o.queued?.({ session: id, budget_class: job.budget_class, resumed: false }));
     }
-    if (r.claimed.length > 0) writingWorks(d, r.claimed[0]!.id);
+    if (r.claimed.length > 0) writingWorks(d, r.claimed[0]!.id, 'intake');
     const refused = r.failed.find(isStorageError);
     if (refused) pauseIntake(d, refused);
     failed.push(...r.failed);

@@ -25,7 +25,7 @@ import { storageCode, storageFix } from '../base/storage-error.js';
 import type { Notifier } from './notify.js';
 import type { QueuedJob } from './queue.js';
 import type { SessionRunner } from './seams.js';
-import type { StatusPublisher } from './status.js';
+import type { DaemonStatus, StatusPublisher } from './status.js';
 
 const FIRST_MS = 250;
 /** The longest wait between two tries of a disk that refused a write. */
@@ -38,6 +38,8 @@ export interface PauseRecord {
   /** ISO time the disk first refused (kept across retries) */
   since: string;
   retry_in_ms: number;
+  /** what the disk refused last: a session's writes, or a claim's (intake) */
+  of: 'session' | 'intake';
 }
 
 export class DiskPause {
@@ -50,12 +52,12 @@ export class DiskPause {
   }
 
   /** A write under `dir` failed: the next wait (doubled), and what to show. */
-  failed(err: Error, dir: string | null = null, now = new Date()): PauseRecord {
+  failed(err: Error, dir: string | null = null, now = new Date(), of: PauseRecord['of'] = 'session'): PauseRecord {
     const code = storageCode(err) ?? 'EIO';
     this.backoffMs = Math.min(MAX_DISK_BACKOFF_MS, this.backoffMs * 2 || FIRST_MS);
     const inodes = code === 'ENOSPC' && dir !== null && outOfInodes(dir);
     const reason = inodes ? `no free inodes on the filesystem of ${dir} (bytes are free, but no new file can be made): ${err.message}` : err.message;
-    this.record = { code, reason, fix: inodes ? INODES_FIX : storageFix(code), since: this.record?.since ?? now.toISOString(), retry_in_ms: this.backoffMs };
+    this.record = { code, reason, fix: inodes ? INODES_FIX : storageFix(code), since: this.record?.since ?? now.toISOString(), retry_in_ms: this.backoffMs, of };
     return this.record;
   }
 
@@ -66,6 +68,11 @@ export class DiskPause {
     this.record = null;
     return was;
   }
+}
+
+/** A pause as status.json shows it (what `of` tells apart is the daemon's own business). */
+function shown(p: PauseRecord): NonNullable<DaemonStatus['paused']> {
+  return { code: p.code, reason: p.reason, fix: p.fix, since: p.since, retry_in_ms: p.retry_in_ms };
 }
 
 /** What to do about a filesystem out of inodes. */
@@ -113,7 +120,7 @@ export function pauseForStorage(d: PauseHost, item: QueuedJob, err: Error): void
       d.runtime!.cancel(f.item.id);
     }
   }
-  d.status.update((s) => (s.paused = { ...p }));
+  d.status.update((s) => (s.paused = shown(p)));
   d.notifier?.send({ STATUS: `paused: ${p.code} writing sessions; ${p.fix}` });
   d.log.error({ event: 'paused', job: item.id, session: item.id, code: p.code, err: p.reason, retry_in_ms: p.retry_in_ms }, `the disk refused a write (${p.code}) while running ${item.id}; sessions wait and are tried again in ${p.retry_in_ms} ms: ${p.fix}`);
 }
@@ -126,14 +133,20 @@ export function pauseForStorage(d: PauseHost, item: QueuedJob, err: Error): void
  */
 export function pauseIntake(d: PauseHost, err: Error): void {
   if (d.diskPause.current) return;
-  const p = d.diskPause.failed(err, d.paths.sessions);
-  d.status.update((s) => (s.paused = { ...p }));
+  const p = d.diskPause.failed(err, d.paths.sessions, new Date(), 'intake');
+  d.status.update((s) => (s.paused = shown(p)));
   d.notifier?.send({ STATUS: `paused: ${p.code} taking jobs in; ${p.fix}` });
   d.log.error({ event: 'paused', code: p.code, err: p.reason, file: (err as { file?: string }).file ?? null }, `the disk refused a write (${p.code}) while taking a job in: ${p.reason}; the job stays in the inbox and is tried again: ${p.fix}`);
 }
 
-/** A session got through: if the daemon was paused on the disk, it is not any more. */
-export function writingWorks(d: PauseHost, id: string): void {
+/**
+ * A session (or a claim) got through: if the daemon was paused on the disk, it is not any more. A
+ * claim ends only a pause that a claim began: it makes a folder and renames a file, which says
+ * nothing of the writes that failed a session (an I/O error in the ledger, say), and ending that
+ * pause on it would hand sessions to the same disk again at once, with the wait started over.
+ */
+export function writingWorks(d: PauseHost, id: string, by: PauseRecord['of'] = 'session'): void {
+  if (by === 'intake' && d.diskPause.current?.of === 'session') return;
   const was = d.diskPause.cleared();
   if (!was) return;
   d.pausedUntil = 0;

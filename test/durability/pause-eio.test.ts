@@ -80,4 +80,28 @@ describe('a disk that returns EIO', () => {
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
   }, 60_000);
+
+  it('a job claimed while the sessions are paused does not end the pause: only a session that gets through does', async () => {
+    const root = tempRoot('pico-eio-claim-');
+    initRoot(root);
+    const first = '20261201-000000-000000000001';
+    writeFileSync(join(root, 'sessions', 'inbox', `${first}.json`), JSON.stringify(goodJob()));
+    const d = daemonWithFailingDisk(root, 3); // the first run and two probes fail: the pause lasts 250 + 500 ms at least
+    await d.waitFor((l) => l.event === 'paused');
+    // the claim makes a folder and renames a file on the same disk, and they work: that says nothing of the
+    // writes that failed the session, so the pause stays until a session gets through
+    const late = '20261201-000000-000000000002';
+    writeFileSync(join(root, 'sessions', 'inbox', `${late}.json`), JSON.stringify(goodJob()));
+    await d.waitFor((l) => l.event === 'claimed' && l.session === late);
+    for (const id of [first, late]) await d.waitFor((l) => l.event === 'finished' && l.session === id);
+    const unpaused = d.lines.filter((l) => l.event === 'unpaused');
+    expect(unpaused).toHaveLength(1);
+    const claimedAt = d.lines.findIndex((l) => l.event === 'claimed' && l.session === late);
+    const unpausedAt = d.lines.indexOf(unpaused[0]!);
+    expect(unpausedAt).toBeGreaterThan(claimedAt);
+    // the session that ended it is one that ran, not the claim
+    expect(d.lines.some((l) => l.event === 'finished' && l.session === unpaused[0]!.session)).toBe(true);
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+  }, 60_000);
 });
