@@ -87,6 +87,23 @@ describe.skipIf(!canMakeJournal)(`a real journal made here (${canMakeJournal ? '
     expect(r.cause?.plain).toMatch(/join the group systemd-journal or adm/);
   }, 60_000);
 
+  it.skipIf(!isRoot || !existsSync('/usr/bin/unshare'))('the same user on a box without bubblewrap (unshare maps it to root in a user namespace, where journalctl gives no hint) is told the same', () => {
+    journalMode(journal, 'root');
+    const r = runShipped('journal_window', {}, { journal, uid: 4242, bwrapHidden: true });
+    expect(r.uid).toBe(4242);
+    expect(r.error).toBe('tool_failed');
+    expect(r.cause?.id).toBe('journal_only_own');
+  }, 60_000);
+
+  it.skipIf(!isRoot || !existsSync('/usr/bin/unshare'))('kernel_log for that user without bubblewrap does not take the unreadable system journal for a kernel that said nothing', () => {
+    journalMode(journal, 'root');
+    const r = runShipped('kernel_log', {}, { journal, uid: 4242, bwrapHidden: true });
+    expect(r.uid).toBe(4242);
+    // it falls back to the ring buffer: read (dmesg open to all) or closed, never an empty kernel journal
+    if (r.error) expect(r.cause?.id).toBe('kernel_unreadable');
+    else expect(r.output).toContain('== kernel ring');
+  }, 60_000);
+
   it('a boot the journal never saw, and a time journalctl cannot read, are said as such', () => {
     journalMode(journal, 'systemd-journal');
     expect(runShipped('journal_window', { boot: -1 }, { journal }).cause).toEqual({ id: 'no_such_boot', plain: 'the journal keeps no record of that boot' });
