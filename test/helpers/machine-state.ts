@@ -65,6 +65,14 @@ export function runShipped(tool: string, args: Record<string, unknown>, opts: Ru
 
 export interface RunOptions { root?: string; journal?: string; uid?: number; level?: string; bwrapHidden?: boolean }
 
+/**
+ * The mount (in a mount namespace of the caller's own) that hides bubblewrap from what runs after
+ * it; null when bubblewrap is not installed: the box is already one without it.
+ */
+export function hideBwrap(): string | null {
+  return existsSync('/usr/bin/bwrap') ? 'mount --bind /dev/null /usr/bin/bwrap' : null;
+}
+
 /** Several tool runs in one process (one level, one root): one outcome each, in order. */
 export function runMany(runs: { tool: string; args: Record<string, unknown>; approved?: boolean }[], opts: RunOptions = {}): ToolOutcome[] {
   const root = opts.root ?? tempDir('pico-state-');
@@ -72,7 +80,7 @@ export function runMany(runs: { tool: string; args: Record<string, unknown>; app
   const payload = JSON.stringify({ runs, root, level: opts.level ?? null });
   const node = [process.execPath, RUNNER, payload];
   const asUser = opts.uid !== undefined ? ['setpriv', `--reuid=${opts.uid}`, `--regid=${opts.uid}`, '--clear-groups', '--'] : [];
-  const mounts = [opts.journal ? 'mount --bind "$0" /var/log/journal' : null, opts.bwrapHidden ? 'mount --bind /dev/null /usr/bin/bwrap' : null].filter(Boolean);
+  const mounts = [opts.journal ? 'mount --bind "$0" /var/log/journal' : null, opts.bwrapHidden ? hideBwrap() : null].filter(Boolean);
   const argv = mounts.length > 0
     ? ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `${mounts.join(' && ')} && exec "$@"`, opts.journal ?? '-', ...asUser, ...node]
     : [...asUser, ...node];

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isRoot, runMany, runShipped, type ToolOutcome } from '../helpers/machine-state.js';
+import { hideBwrap, isRoot, runMany, runShipped, type ToolOutcome } from '../helpers/machine-state.js';
 import { toolManifestSchema } from '../../src/registry/manifest.js';
 import { runTool } from '../../src/tools/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
@@ -128,11 +128,9 @@ describe('apt needs a temp folder it may write', () => {
   it.skipIf(!isRoot || !existsSync('/usr/bin/unshare'))('examples/jobs/are-updates-available.json answers on a box without bubblewrap (bwrap hidden: the world settles for unshare, "partial")', () => {
     const root = makeRoot('pico-nobwrap-');
     const run = [process.execPath, join(REPO, 'dist/src/cli/main.js'), 'run', join(REPO, 'examples/jobs/are-updates-available.json'), '--root', root, '--json'];
-    // bwrap installed: hidden under /dev/null in a mount namespace of this run's own; not installed: the box is already one without it
-    const out = existsSync('/usr/bin/bwrap')
-      ? execFileSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', 'mount --bind /dev/null /usr/bin/bwrap && exec "$@"', '-', ...run],
-        { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] })
-      : execFileSync(run[0]!, run.slice(1), { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const hide = hideBwrap();
+    const argv = hide ? ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `${hide} && exec "$@"`, '-', ...run] : run;
+    const out = execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
     const result = JSON.parse(out) as { outcome: string; answer: string };
     expect(result.outcome).toBe('answered');
     expect(result.answer).toMatch(/package|upgrade/);
