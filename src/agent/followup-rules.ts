@@ -23,7 +23,7 @@
  * fact_schema, read_only — never a destructive step — whose REFs name a
  * tool the playbook runs or an earlier rule adds.
  */
-import { z } from 'zod';
+import { z } from '../base/zod.js';
 import type { ToolManifest } from '../registry/manifest.js';
 
 const ref = z.string().max(200).regex(/^[a-z0-9][a-z0-9_-]*(\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+|\*))+$/, 'TOOL.field (a tool the playbook runs, then a path into its fact: field names, list positions, * for any element)');

@@ -4,7 +4,7 @@
  * all three, as a tool's plain causes do (tool-cause.ts): the vocabulary of what a part asks is the
  * agent's, and the ledger only holds it. Shape only.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 
 /** What a part asks of the facts, and the kinds of things a selection asks for (src/agent/goal/ask.ts reads them from words). */
 export const ASK_KINDS = ['state', 'list', 'count', 'member', 'show', 'why'] as const;

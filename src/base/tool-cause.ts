@@ -8,7 +8,7 @@
  * nothing), and `stderr` / `stdout` are regular expressions over what the
  * tool printed there. Shape only.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 
 function compiles(source: string): boolean {
   try {
