@@ -136,7 +136,7 @@ function workerOf(pid: number): number | undefined {
   }
   return children.find((c) => {
     try {
-      return readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('worker.js');
+      return /worker(-bundled)?\.js\0/.test(readFileSync(`/proc/${c}/cmdline`, 'utf8'));
     } catch {
       return false;
     }

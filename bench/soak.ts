@@ -72,7 +72,7 @@ const fds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 function workerOf(pid: number): number | null {
   try {
     for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)) {
-      if (readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('worker.js')) return c;
+      if (/worker(-bundled)?\.js\0/.test(readFileSync(`/proc/${c}/cmdline`, 'utf8'))) return c;
     }
   } catch { /* gone meanwhile */ }
   return null;

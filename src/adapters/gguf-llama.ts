@@ -10,6 +10,7 @@
  * This module does not cache a Llama: the adapter owns that and disposes it.
  */
 import type { Llama } from 'node-llama-cpp';
+import { importPackage } from '../base/bundle-hooks.js';
 
 export type NodeLlamaCpp = typeof import('node-llama-cpp');
 
@@ -17,7 +18,7 @@ let mod: Promise<NodeLlamaCpp> | null = null;
 
 /** Import node-llama-cpp once per process, on first need. */
 export function importNodeLlamaCpp(): Promise<NodeLlamaCpp> {
-  mod ??= import('node-llama-cpp').catch((e: unknown) => {
+  mod ??= importPackage<NodeLlamaCpp>('node-llama-cpp').catch((e: unknown) => {
     mod = null;
     throw new Error(
       `cannot load node-llama-cpp (${(e as Error).message}); run \`npm ci\` in the picoharness folder — the prebuilt @node-llama-cpp/<platform> package must be installed`,

@@ -13,16 +13,17 @@ export interface MemoryHook {
   close?(): unknown;
 }
 
-// Held in a list of variables: memory is optional, so its module is resolved at run time
-// and the worker still starts (without ingest) when the module is absent or broken.
-const MEMORY_MODULES = ['../memory/index.js', '../memory/memory-index.js'];
+// Memory is optional: its module is imported at run time and the worker still starts (without
+// ingest) when the module is absent or broken. Each import is written out whole, so that the
+// worker's bundle (scripts/bundle-worker.mjs) carries memory inside it.
+const MEMORY_MODULES: ReadonlyArray<() => Promise<unknown>> = [() => import('../memory/index.js'), () => import('../memory/memory-index.js')];
 
 /** Open the episodic memory index, or null (logged at warn) when it cannot be opened. */
 export async function openRealMemory(root: string, log: Logger): Promise<MemoryHook | null> {
   let lastErr: unknown = null;
-  for (const spec of MEMORY_MODULES) {
+  for (const load of MEMORY_MODULES) {
     try {
-      const mod = (await import(spec)) as { MemoryIndex?: { open(path: string): MemoryHook | Promise<MemoryHook> } };
+      const mod = (await load()) as { MemoryIndex?: { open(path: string): MemoryHook | Promise<MemoryHook> } };
       if (!mod.MemoryIndex) continue;
       return await mod.MemoryIndex.open(join(root, 'memory', 'episodic.db'));
     } catch (err) {

@@ -127,7 +127,7 @@ function ownedByPico(pid: number): boolean {
   for (let hops = 0; p > 1 && hops < 64; hops++) {
     try {
       const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (/\/src\/(cli\/main|daemon\/worker)\.js\0/.test(cmd) || cmd.includes('/src/cli/main.ts\0')) return true;
+      if (/\/src\/(cli\/main|daemon\/worker(-bundled)?)\.js\0/.test(cmd) || cmd.includes('/src/cli/main.ts\0')) return true;
     } catch {
       return false;
     }

@@ -37,6 +37,7 @@ import type { Runtime } from '../root/runtime.js';
 import { resultText } from '../runtime/result.js';
 import { storageCode } from '../base/storage-error.js';
 import { onModelLoad } from '../adapters/model-loads.js';
+import { startupDone } from '../base/bundle-hooks.js';
 
 /**
  * Outgoing messages wait in a box and leave together: each message is a write to the pipe
@@ -122,6 +123,7 @@ class Worker {
     this.memory = await openRealMemory(this.root, this.log);
     this.log.debug({ event: 'worker_warm', memory: this.memory !== null, warm_ms: Math.round(performance.now() - t0) }, 'session worker warmed up');
     void this.reportWorld();
+    startupDone(); // run from its bundle, the code V8 compiled up to here is kept for the next worker
     return true;
   }
 

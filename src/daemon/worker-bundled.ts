@@ -1,0 +1,10 @@
+/**
+ * The session worker, started from its bundle: what the daemon forks when `npm run build` made
+ * dist/bundle/worker.cjs (worker-fork.ts). The bundle is worker.ts and all it loads, in one
+ * CommonJS file run through V8's code cache (base/bundle-run.ts, issue 32); it behaves as
+ * worker.ts does.
+ */
+import { fileURLToPath } from 'node:url';
+import { runBundle } from '../base/bundle-run.js';
+
+runBundle(fileURLToPath(new URL('../../bundle/worker.cjs', import.meta.url)));

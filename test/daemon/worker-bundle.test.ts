@@ -1,0 +1,133 @@
+/**
+ * Issue 32: the session worker starts from one bundle run through V8's code cache
+ * (scripts/bundle-worker.mjs, src/base/bundle-run.ts). The runner keeps a cache once start-up is
+ * over, uses it next time, writes it again when V8 rejects it, runs without one where it cannot
+ * be written, and names it by the bundle's digest and node's flags; the daemon forks the bundle
+ * when the build made it and it is current, and the modules otherwise; and a job run by the
+ * bundled worker records the same composition (its code digests are found beside each module,
+ * through import.meta.url) as one run by the modules.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cacheFileFor } from '../../src/base/bundle-run.js';
+import { bundleCurrent, workerScript } from '../../src/daemon/worker-fork.js';
+import { dropIntoInbox } from '../../src/daemon/submit.js';
+import { initRoot } from '../../src/root/init.js';
+import { tempDir } from '../helpers/temp.js';
+import { tempRoot } from './helpers.js';
+import { finished, startDaemon, stopDaemon } from './spawn.js';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+const RUNNER = join(DIST, 'src', 'base', 'bundle-run.js');
+
+/** A bundle that says where it runs, imports a package through the hook, and ends its start-up. */
+function tinyBundle(dir: string, digest = 'a'.repeat(32)): string {
+  const file = join(dir, 'tiny.cjs');
+  writeFileSync(file, `// picoharness bundle ${digest}
+const path = require('node:path');
+function busy(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+globalThis[Symbol.for('picoharness.bundle.import')]('node:os').then((os) => {
+  process.stdout.write(JSON.stringify({ file: __filename, dir: __dirname, sep: path.sep, os: typeof os.cpus, busy: busy(1000) }) + '\\n');
+  globalThis[Symbol.for('picoharness.bundle.started')]();
+});
+`);
+  return file;
+}
+
+/** Run `bundle` with the runner in a new node (no node flags); its line and what the runner said of the cache. */
+function run(bundle: string): { said: Record<string, unknown>; cache: string } {
+  const main = join(bundle, '..', 'run.mjs');
+  writeFileSync(main, `import { runBundle } from ${JSON.stringify(RUNNER)};\nconst r = runBundle(process.argv[2]);\nprocess.on('exit', () => process.stdout.write(JSON.stringify(r) + '\\n'));\n`);
+  const out = execFileSync(process.execPath, [main, bundle], { encoding: 'utf8' });
+  const [said, r] = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { said: said!, cache: r!.cache as string };
+}
+
+describe('the bundle runner and its code cache', () => {
+  it('runs a bundle as a CommonJS module, keeps a cache once start-up is over, and uses it the next time', () => {
+    const dir = tempDir('pico-bundle-');
+    const bundle = tinyBundle(dir);
+    const cacheFile = cacheFileFor(bundle, readFileSync(bundle, 'utf8'), [])!;
+    expect(existsSync(cacheFile)).toBe(false);
+    const first = run(bundle);
+    expect(first.said).toEqual({ file: bundle, dir, sep: '/', os: 'function', busy: 2997 });
+    expect(first.cache).toBe('none');
+    expect(readFileSync(cacheFile).length).toBeGreaterThan(0);
+    expect(run(bundle)).toEqual({ said: first.said, cache: 'used' });
+  });
+
+  it('writes a cache V8 rejects again, and runs where the cache cannot be written', () => {
+    const dir = tempDir('pico-bundle-');
+    const bundle = tinyBundle(dir);
+    const cacheFile = cacheFileFor(bundle, readFileSync(bundle, 'utf8'), [])!;
+    writeFileSync(cacheFile, 'not a code cache at all');
+    expect(run(bundle).cache).toBe('rejected');
+    expect(readFileSync(cacheFile, 'utf8')).not.toBe('not a code cache at all');
+    expect(run(bundle).cache).toBe('used');
+    // a cache that cannot be written (here a folder stands in its place): the bundle still runs, nothing is left behind
+    rmSync(cacheFile);
+    mkdirSync(cacheFile);
+    const r = run(bundle);
+    expect(r.said.busy).toBe(2997);
+    expect(r.cache).toBe('none');
+    expect(readFileSync(bundle, 'utf8')).toContain('picoharness bundle');
+    expect(execFileSync('ls', ['-a', dir], { encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('names the cache by the bundle digest, node and the flags, and offers none for a bundle without a digest', () => {
+    const a = cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, []);
+    expect(a).toMatch(/^\/x\/w\.cjs\.[0-9a-f]{16}\.cache$/);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'b'.repeat(32)}\n1`, [])).not.toBe(a);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'])).not.toBe(a);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n2`, [])).toBe(a); // the digest stands for the text
+    expect(cacheFileFor('/x/w.cjs', '1', [])).toBeNull();
+  });
+});
+
+describe('which worker the daemon forks', () => {
+  it('the bundle, which npm run build made; the modules with PICO_WORKER_BUNDLE=0', () => {
+    expect(readFileSync(join(DIST, 'bundle', 'worker.cjs'), 'utf8')).toMatch(/^\/\/ picoharness bundle [0-9a-f]{32}\n/);
+    expect(workerScript({})).toBe(join(DIST, 'src', 'daemon', 'worker-bundled.js'));
+    expect(workerScript({ PICO_WORKER_BUNDLE: '0' })).toBe(join(DIST, 'src', 'daemon', 'worker.js'));
+  });
+
+  it('a bundle older than the last compilation is not current; one without a build record is', () => {
+    const dir = tempDir('pico-bundle-');
+    const bundle = join(dir, 'worker.cjs');
+    const info = join(dir, 'tsconfig.tsbuildinfo');
+    writeFileSync(bundle, '');
+    expect(bundleCurrent(bundle, info)).toBe(true);
+    writeFileSync(info, '');
+    utimesSync(bundle, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    expect(bundleCurrent(bundle, info)).toBe(false);
+    utimesSync(bundle, new Date(), new Date(Date.now() + 1_000));
+    expect(bundleCurrent(bundle, info)).toBe(true);
+    expect(bundleCurrent(join(dir, 'none.cjs'), info)).toBe(false);
+  });
+});
+
+describe('a job run by the bundled worker', () => {
+  /** One example job through a real daemon on a new root; the session's composition document. */
+  async function composition(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+    const root = tempRoot('pico-bundle-e2e-');
+    initRoot(root);
+    const d = startDaemon(root, env);
+    await d.waitFor((l) => l.event === 'ready');
+    const job = readFileSync(join(DIST, '..', 'examples', 'jobs', 'why-is-the-disk-full.json'));
+    const { id } = await dropIntoInbox(job, root);
+    await d.waitFor(finished(id), 30_000);
+    await stopDaemon(d);
+    const doc = JSON.parse(readFileSync(join(root, 'sessions', id, 'composition.json'), 'utf8')) as Record<string, unknown>;
+    return doc;
+  }
+
+  it('records the same composition, code digests included, as one run by the modules', async () => {
+    const bundled = await composition({});
+    const modules = await composition({ PICO_WORKER_BUNDLE: '0' });
+    expect(bundled).toEqual(modules);
+    expect(JSON.stringify(bundled)).not.toContain('"missing"');
+  }, 60_000);
+});
