@@ -39,4 +39,22 @@ describe('parseJsonStrict', () => {
     const samples = ['{}', '[]', '0', '-0', '01', '1.', '.5', '1e5', '1E+5', '-', '"a\\x"', '"\\u12"', '"\\u1234"', 'tru', 'true', 'null ', ' [1,]', '[1 2]', '{"a":1,}', '{"a"}', '"\t"', '"\\t"', '\ufeff{}', '{"a":[{"b":null}]} x', '', '   ', '1 2', '"\u2028"', '[-1.5e-3]', '{"__proto__": 1}'];
     for (const s of samples) expect(agrees(s), s).toBe(true);
   });
+
+  // issue 32: a text JSON.parse takes is counted rather than scanned; the count must not be fooled
+  it('finds a repeated key however the text around it is spelled: colons and quotes inside strings, deep objects, arrays', () => {
+    const spelled = String.raw`{"a:b": "c:d", "e": "\\", "f": "x\":"}`;
+    expect(parseJsonStrict(spelled)).toEqual({ value: JSON.parse(spelled) });
+    expect(Object.keys(JSON.parse(spelled) as object)).toEqual(['a:b', 'e', 'f']);
+    expect(parseJsonStrict(String.raw`{"k": "a\"b:c", "k": 1}`)).toEqual({ duplicates: [{ path: '', key: 'k', firstLine: 1, line: 1 }] });
+    expect(parseJsonStrict('[1, [2, {"x": {"y": [{"z": 1, "z": 2}]}}]]')).toMatchObject({ duplicates: [{ key: 'z' }] });
+    expect(parseJsonStrict('{"__proto__": 1, "__proto__": 2}')).toMatchObject({ duplicates: [{ key: '__proto__' }] });
+    expect(parseJsonStrict('{"a": {}, "b": []}')).toEqual({ value: { a: {}, b: [] } });
+  });
+
+  it('a text nested deeper than the limit is refused, though JSON.parse takes it', () => {
+    const deep = '['.repeat(600) + ']'.repeat(600);
+    expect(() => JSON.parse(deep)).not.toThrow();
+    expect(parseJsonStrict(deep)).toMatchObject({ problem: expect.stringContaining('nested deeper than 512 levels') });
+    expect(parseJsonStrict('{"a":'.repeat(600) + '1' + '}'.repeat(600))).toHaveProperty('problem');
+  });
 });
