@@ -265,6 +265,12 @@ class Worker {
 
 async function main(): Promise<void> {
   const root = process.argv[2];
+  // a terminal's hangup reaches the whole process group: the daemon decides what it means (signals.ts);
+  // this process only moves its stdio off the dead terminal, so its lines and its exit do not fail on it.
+  // At exit too: the daemon's going (disconnect) can be handled before the hangup's SIGHUP is
+  const terminal = terminalWatch();
+  process.on('SIGHUP', () => terminal.hungUp() && terminal.detach());
+  process.on('exit', () => terminal.hungUp() && terminal.detach());
   if (root && process.send && process.argv[3] === PREFORKED) {
     // forked before the daemon held the root (worker-fork.ts preforkWorker): load the runtime's code
     // now, open nothing until the daemon says `open`; a daemon that goes instead takes this process along
@@ -284,10 +290,6 @@ async function main(): Promise<void> {
   // the daemon is gone: leave at once (see the header), never finish a step unsupervised
   process.on('disconnect', () => process.exit(process.exitCode ?? 0));
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => w.onSignal(s));
-  // a terminal's hangup reaches the whole process group: the daemon decides what it means (signals.ts);
-  // this process only moves its stdio off the dead terminal, so its lines and its exit do not fail on it
-  const terminal = terminalWatch();
-  process.on('SIGHUP', () => terminal.hungUp() && terminal.detach());
   if (!process.connected) process.exit(0); // the daemon died while this process was loading
   await w.open();
 }
