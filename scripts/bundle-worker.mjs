@@ -14,7 +14,8 @@
  * when a model runs (node-llama-cpp, through bundle-hooks.ts importPackage) and those no worker
  * loads. `import.meta.url` means each module's own file still: every use is replaced by that
  * file's URL, worked out from where the bundle is when it runs, so paths read beside a module
- * (the composition's code digests, the providers folder) are the same files as unbundled. Any
+ * (the composition's code digests, the providers folder) are the same files as unbundled, and
+ * `createRequire(import.meta.url)(name)` is the bundle's own `require(name)`. Any
  * other use of `import.meta` stops the build, naming the file. The first line carries a digest
  * of the rest, which names the code cache (a cache of another build is never offered).
  */
@@ -50,7 +51,9 @@ const importMetaUrl = {
       const text = readFileSync(args.path, 'utf8');
       if (!text.includes('import.meta')) return undefined;
       const rel = JSON.stringify(relative(OUT_DIR, args.path).split('\\').join('/'));
-      const out = text.replace(/\bimport\.meta\.url\b/g, `__picoModuleUrl(${rel})`);
+      // a module's own require called at once (base/log.ts loads pino so) is the bundle's require,
+      // which esbuild can follow: pino goes into the bundle rather than being loaded file by file
+      const out = text.replace(/\bcreateRequire\(import\.meta\.url\)\(/g, 'require(').replace(/\bimport\.meta\.url\b/g, `__picoModuleUrl(${rel})`);
       const left = /\bimport\.meta\b/.exec(out);
       if (left) return { errors: [{ text: `${args.path}: import.meta is used other than as import.meta.url; the worker bundle cannot keep its meaning (import.meta.url is replaced by the file's URL)` }] };
       return { contents: out, loader: 'js' };

@@ -91,6 +91,7 @@ export class ManifestDrop {
     });
     watcher.on('error', (err) => this.opts.log.warn({ event: 'manifest_watch', err: (err as Error).message }, `watching the manifests: ${(err as Error).message}; SIGHUP (systemctl reload) still reads them again`));
     await new Promise<void>((ok) => watcher.once('ready', () => ok()));
+    if (this.closed) return void (await watcher.close()); // the daemon stopped while the watch started
     this.watcher = watcher;
     this.polling = how.polling;
     this.opts.log.info({ event: 'manifest_watch', mode: how.polling ? 'polling' : 'events', poll_ms: how.polling ? pollMs : null, why: how.why }, `watching ${dir} by ${how.polling ? `polling every ${pollMs} ms` : 'change events'}: a manifest dropped there is checked at once and used by the next job`);

@@ -9,8 +9,8 @@
  * instead → watch the inbox (spool.ts → claiming.ts) → wait for the worker,
  * which has opened the runtime (broken manifests stop the daemon here, with
  * the file and the fix, unless the daemon refused them earlier: then the
- * set in force stays) → watch the manifest folders (manifest-drop.ts) →
- * READY=1 and the watchdog. Each thing opened pushes
+ * set in force stays) → READY=1 and the watchdog → watch the manifest
+ * folders (manifest-drop.ts; its first check finds what changed before). Each thing opened pushes
  * its closer, so teardown (loop.ts) undoes exactly what was done. The time of
  * each phase goes into the `ready` log line. Manifests that a worker of this
  * build loaded and compiled, unchanged since (root/manifest-watch.ts
@@ -101,11 +101,6 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   const runtime = d.runtime;
   d.closers.push({ name: 'session worker', close: () => runtime.close() });
   phase('worker_ms');
-  // manifests dropped into the root are checked at once and used by the next job (manifest-drop.ts)
-  const drop = new ManifestDrop({ root: d.paths.root, log: d.log, watch: d.opts.watch, pollMs: d.opts.pollMs, onChanged: () => d.runtime?.reload?.() });
-  await drop.start();
-  d.closers.push({ name: 'manifest watch', close: () => drop.close() });
-  phase('manifest_watch_ms');
   d.status.update((s) => (s.state = d.stop.signal.aborted ? 'stopping' : 'running'));
   await d.status.flush();
   notifier.send({ READY: '1', STATUS: d.statusLine() });
@@ -116,6 +111,15 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
     { event: 'ready', root: d.paths.root, manifests: knownGood ? 'known to load' : 'checked by the worker', startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
     `picoharness daemon ready on ${d.paths.root}; drop job files into ${d.paths.inbox}`,
   );
+  // manifests dropped into the root are checked at once and used by the next job (manifest-drop.ts).
+  // The watch starts once READY is said, beside the first jobs, which do not wait for it; what
+  // changed before it started is found by the check it runs first, as what changed while the
+  // daemon was down is. A watch that cannot start is a warning: SIGHUP still reads them again.
+  const drop = new ManifestDrop({ root: d.paths.root, log: d.log, watch: d.opts.watch, pollMs: d.opts.pollMs, onChanged: () => d.runtime?.reload?.() });
+  const watching = drop.start().catch((err: unknown) => {
+    d.log.warn({ event: 'manifest_watch', err: (err as Error).message }, `the manifests are not watched (${(err as Error).message}); SIGHUP (systemctl reload) reads them again`);
+  });
+  d.closers.push({ name: 'manifest watch', close: async () => (await watching, await drop.close()) });
 }
 
 /** Queue every claimed, unfinished session found on disk. */

@@ -120,7 +120,9 @@ describe('systemd/install.sh', () => {
     expect(first.out).toMatch(/\(skipped: systemctl enable --now picoharness\.service\)/);
     // the app: what runs and its docs, not the development checkout
     expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'docs', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
-    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['providers', 'src']);
+    // dist/bundle: the session worker's bundle (scripts/bundle-worker.mjs), which the installed daemon forks
+    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['bundle', 'providers', 'src']);
+    expect(readdirSync(join(app, 'dist', 'bundle'))).toContain('worker.cjs');
     expect(readdirSync(join(app, 'providers')).every((n) => n.endsWith('.sh'))).toBe(true);
     expect(lstatSync(join(app, 'node_modules')).isSymbolicLink()).toBe(true);
     expect(statSync(bin).mode & 0o111).toBe(0o111);
