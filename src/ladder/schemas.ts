@@ -34,8 +34,11 @@ interface Compiled {
 }
 
 // Ajv (CommonJS) is required at the first compilation, not imported: a session worker reads its
-// manifests and says ready before it compiles a schema (issue 24, root/runtime.ts warm()).
-const requireAjv = createRequire(import.meta.url);
+// manifests and says ready before it compiles a schema (issue 24, root/runtime.ts warm()). Each
+// require is written out whole, so that the worker's bundle carries Ajv inside it, in its code
+// cache (scripts/bundle-worker.mjs).
+const ajv2020 = (): { Ajv2020: typeof Ajv2020 } => createRequire(import.meta.url)('ajv/dist/2020') as { Ajv2020: typeof Ajv2020 };
+const ajv07 = (): { Ajv: typeof Ajv } => createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
 const registry = new Map<string, Compiled>();
 const ajvs = new Map<string, AnyAjv>();
 
@@ -52,7 +55,7 @@ function ajvFor(draft: Draft, allErrors: boolean): AnyAjv {
     // no pass over the generated code (code.optimize): it took two fifths of compiling a schema,
     // which a new worker does for every manifest schema, and the validators ran no faster for it
     const opts = { strict: false, allErrors, verbose: allErrors, logger: false as const, validateSchema: !allErrors, code: { optimize: false } };
-    ajv = draft === '2020' ? new (requireAjv('ajv/dist/2020') as { Ajv2020: typeof Ajv2020 }).Ajv2020(opts) : new (requireAjv('ajv') as { Ajv: typeof Ajv }).Ajv(opts);
+    ajv = draft === '2020' ? new (ajv2020().Ajv2020)(opts) : new (ajv07().Ajv)(opts);
     ajv.addKeyword({ keyword: 'x-extractive', schemaType: 'boolean' });
     ajvs.set(key, ajv);
   }
