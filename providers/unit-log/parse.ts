@@ -10,7 +10,10 @@
  * by a signal, 3 dumped core — then ExecMainStatus is the signal's number).
  * systemd not running (no systemd as PID 1, no bus) and no journal, an
  * unreadable journal or an empty one are told apart by the programs' own
- * words and said as such; they are never read as "nothing happened".
+ * words and said as such; they are never read as "nothing happened". A
+ * journal that shows only the user's own messages (journalctl's hint) and no
+ * line of the unit is unreadable, not empty: the unit's lines are in the
+ * system journal.
  */
 import { sections } from '../lib/sections.js';
 import { int } from '../lib/single-schema.js';
@@ -59,10 +62,14 @@ export function parseUnitLog(text: string): UnitLog {
     const m = ISO.exec(raw);
     lines.push(m ? { at: m[1]!, text: m[2]! } : { at: null, text: raw });
   }
+  // journalctl's hint (or the script's, where journalctl runs as root in a user namespace and gives
+  // none): the system journal, where a service's lines are, was not read; no line is not "empty"
+  const ownOnly = /not seeing messages from other users and the system/.test(all);
   const journal: UnitLog['journal'] = /journalctl: not installed/.test(all) ? 'not_installed'
     : /No journal files were found/.test(all) ? 'none'
     : /insufficient permissions|No journal files were opened/.test(all) ? 'unreadable'
     : lines.length > 0 ? 'read'
+    : ownOnly ? 'unreadable'
     : /-- No entries --/.test(all) ? 'empty' : null;
   return {
     unit: st.unit ?? (s.get('unit') ?? []).find((l) => l !== '') ?? null,

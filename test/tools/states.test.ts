@@ -104,6 +104,16 @@ describe.skipIf(!canMakeJournal)(`a real journal made here (${canMakeJournal ? '
     else expect(r.output).toContain('== kernel ring');
   }, 60_000);
 
+  it.skipIf(!isRoot || !existsSync('/usr/bin/unshare'))('unit_log for that user, with bubblewrap or without, says the system journal was not read rather than that the unit logged nothing', () => {
+    journalMode(journal, 'root');
+    for (const bwrapHidden of [false, true]) {
+      const r = runShipped('unit_log', { unit: 'systemd-journald.service' }, { journal, uid: 4242, bwrapHidden });
+      expect(r.uid).toBe(4242);
+      expect(r.error, r.message).toBeUndefined();
+      expect(r.fact, `bubblewrap ${bwrapHidden ? 'hidden' : 'there'}`).toMatchObject({ journal: 'unreadable', lines: [] });
+    }
+  }, 60_000);
+
   it('a boot the journal never saw, and a time journalctl cannot read, are said as such', () => {
     journalMode(journal, 'systemd-journal');
     expect(runShipped('journal_window', { boot: -1 }, { journal }).cause).toEqual({ id: 'no_such_boot', plain: 'the journal keeps no record of that boot' });
