@@ -75,6 +75,8 @@ APP="$PREFIX/opt/$NAME"
 BIN="$PREFIX/usr/local/bin/pico"
 UNIT="$PREFIX/etc/systemd/system/$NAME.service"
 ROOT="$PREFIX/var/lib/$NAME"
+# the code caches of the bundles (CacheDirectory= in the unit): derived, removed with the app
+CACHE="$PREFIX/var/cache/$NAME"
 
 say() { echo "install.sh: $*"; }
 run() {
@@ -108,7 +110,7 @@ uninstall() {
     sysctl daemon-reload
   fi
   run rm -f "$BIN"
-  run rm -rf "$APP" "$APP.new" "$APP.old"
+  run rm -rf "$APP" "$APP.new" "$APP.old" "$CACHE"
   if [ "$PURGE" = 1 ]; then
     run rm -rf "$ROOT"
     if [ "$USERS" = 1 ]; then

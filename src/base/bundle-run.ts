@@ -1,24 +1,26 @@
 /**
  * Run a CommonJS bundle of picoharness through V8's code cache (issue 32).
  *
- * A new session worker used to spend most of its start loading some 300 ES modules: finding
- * each file, reading it, compiling it. `npm run build` puts the worker's code into one CommonJS
- * file (scripts/bundle-worker.mjs, dist/bundle/worker.cjs); this runs it the way node runs a
- * CommonJS module, but through `vm.Script` with the code V8 compiled in an earlier start, so
- * that the functions a start needs are not parsed and compiled again.
+ * The daemon and each new session worker used to spend most of their start loading ES modules:
+ * finding each file, reading it, compiling it. `npm run build` puts each process's code into one
+ * CommonJS file (scripts/bundles.mjs: dist/bundle/daemon.cjs, worker.cjs); this runs one the way
+ * node runs a CommonJS module, but through `vm.Script` with the code V8 compiled in an earlier
+ * start, so that the functions a start needs are not parsed and compiled again.
  *
  * The cache is V8's own format and V8 checks it: made by another node, other V8 flags or another
  * source, it is rejected and the bundle compiles as if there were none. Its file name carries a
  * digest of the bundle's text (the build writes it into the first line), of node's version and
  * of the flags, so a stale cache is never even offered. A cache that is missing or was rejected
  * is written again once start-up is over (bundle-hooks.ts startupDone), to a temporary name and
- * renamed; where the folder may not be written (an install owned by root), the bundle runs
- * without one, which is still quicker than the separate modules.
+ * renamed, in systemd's cache folder for the service when there is one ($CACHE_DIRECTORY,
+ * systemd/picoharness.service) and beside the bundle otherwise; where neither may be written,
+ * the bundle runs without one, which is still quicker than the separate modules.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { installBundleHooks } from './bundle-hooks.js';
 
@@ -26,23 +28,52 @@ import { installBundleHooks } from './bundle-hooks.js';
 const HEAD = /^\/\/ picoharness bundle ([0-9a-f]{16,64})\n/;
 
 export interface BundleRun {
+  /** what the bundle's entry module exports */
+  exports: unknown;
   /** the cache file this process looks for and would write */
   cacheFile: string;
   /** 'used': V8 took the cache; 'none': there was none; 'rejected': V8 would not take it */
   cache: 'used' | 'none' | 'rejected';
 }
 
+/**
+ * dist/bundle/<name> when the build made it and it is current: not older than the last
+ * compilation (a `tsc -b` by hand after `npm run build` leaves it behind the modules; an install
+ * has no record of compiling, and its bundle is current). Null otherwise, or with PICO_BUNDLE=0
+ * (to compare, or to read stack traces with the modules' file names): the modules run then.
+ */
+export function currentBundle(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.PICO_BUNDLE === '0') return null;
+  // beside the compiled file, or the build output when run from sources (the tests)
+  for (const dist of ['../../', '../../dist/']) {
+    const bundle = fileURLToPath(new URL(`${dist}bundle/${name}`, import.meta.url));
+    const b = statSync(bundle, { throwIfNoEntry: false });
+    if (!b) continue;
+    return bundleCurrent(bundle, fileURLToPath(new URL(`${dist}tsconfig.tsbuildinfo`, import.meta.url))) ? bundle : null;
+  }
+  return null;
+}
+
+/** The bundle exists and is not older than the compilation record (none: it is). */
+export function bundleCurrent(bundle: string, buildInfo: string): boolean {
+  const b = statSync(bundle, { throwIfNoEntry: false });
+  if (!b) return false;
+  const info = statSync(buildInfo, { throwIfNoEntry: false });
+  return !info || b.mtimeMs >= info.mtimeMs;
+}
+
 /** The cache file for `bundle` under this node and these flags, or null when the bundle has no digest line. */
-export function cacheFileFor(bundle: string, text: string, execArgv: readonly string[] = process.execArgv): string | null {
+export function cacheFileFor(bundle: string, text: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string | null {
   const m = HEAD.exec(text);
   if (!m) return null;
   const key = createHash('sha256').update(`${m[1]}\0${process.version}\0${process.arch}\0${execArgv.join('\0')}`).digest('hex').slice(0, 16);
-  return `${bundle}.${key}.cache`;
+  const dir = env.CACHE_DIRECTORY?.split(':')[0] || dirname(bundle);
+  return join(dir, `${basename(bundle)}.${key}.cache`);
 }
 
 /**
- * Load and run `bundle` as this process's main module. Throws what reading or running it throws
- * (the caller, a tiny entry file, lets that end the process as a module's error would).
+ * Load and run `bundle` as a CommonJS module; what its entry exports. Throws what reading or
+ * running it throws, as an import of the modules would.
  */
 export function runBundle(bundle: string): BundleRun {
   const text = readFileSync(bundle, 'utf8');
@@ -57,30 +88,44 @@ export function runBundle(bundle: string): BundleRun {
   }
   // the wrapper node itself puts around a CommonJS module, on the same line so positions stay true
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${text}\n})`, { filename: bundle, cachedData });
-  const run: BundleRun = { cacheFile: cacheFile ?? '', cache: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used' };
+  const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
   let kept = false;
   installBundleHooks(
     (specifier) => import(specifier),
     () => {
-      if (kept || run.cache === 'used' || !cacheFile) return;
+      if (kept || cache === 'used' || !cacheFile) return;
       kept = true;
-      keepCache(cacheFile, script.createCachedData());
+      keepCache(bundle, cacheFile, script.createCachedData());
     },
   );
   const mod = { exports: {} as unknown, filename: bundle, id: '.', loaded: false };
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   fn(mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
   mod.loaded = true;
-  return run;
+  return { exports: mod.exports, cacheFile: cacheFile ?? '', cache };
 }
 
-/** Write the cache beside the bundle, whole or not at all; a folder that may not be written keeps none. */
-function keepCache(file: string, data: Buffer): void {
+/**
+ * Write the cache, whole or not at all; a folder that may not be written keeps none. Caches of
+ * this bundle made before it was built are of an older build, never offered again: they go.
+ */
+function keepCache(bundle: string, file: string, data: Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(tmp, data);
     renameSync(tmp, file);
   } catch {
     rmSync(tmp, { force: true });
+    return;
+  }
+  try {
+    const built = statSync(bundle).mtimeMs;
+    const dir = dirname(file);
+    for (const f of readdirSync(dir)) {
+      if (!f.startsWith(`${basename(bundle)}.`) || !f.endsWith('.cache') || join(dir, f) === file) continue;
+      if (statSync(join(dir, f)).mtimeMs < built) rmSync(join(dir, f), { force: true });
+    }
+  } catch {
+    // a folder that cannot be listed keeps what it has
   }
 }

@@ -6,11 +6,21 @@
  * model runtime or the memory index it does not use. Exit codes: see args.ts.
  */
 import { resolve } from 'node:path';
-import { EXIT, UsageError } from './args.js';
+import { EXIT } from './args.js';
 import { nearest } from '../base/near.js';
 import { assertRootOwner } from './owner.js';
 import { rootProblem, type RootFrom, type RootMode } from '../root/place.js';
 import { isStorageError, storageCode, storageFix } from '../base/storage-error.js';
+
+/**
+ * A command whose build made a bundle of it (scripts/bundles.mjs: the daemon) runs from that, one
+ * file through V8's code cache (base/bundle-run.ts, issue 32); else from its modules.
+ */
+async function bundledOr<T>(name: string, modules: () => Promise<T>): Promise<T> {
+  const { currentBundle, runBundle } = await import('../base/bundle-run.js');
+  const bundle = currentBundle(name);
+  return bundle ? (runBundle(bundle).exports as T) : modules();
+}
 
 /**
  * `writes`: where the command finds the root it may write into (it then runs only as the root's
@@ -26,7 +36,7 @@ const COMMANDS: Record<string, Command> = {
   run: { summary: 'run one job in the foreground: pico run JOB.json [--root DIR] [--json]', writes: 'flag', load: () => import('./run.js') },
   plan: { summary: 'plan a goal without running it: pico plan GOAL [--provider ID] [--json]', writes: 'flag', load: () => import('./plan.js') },
   call: { summary: 'one reduce step through policy and validation: pico call CAP --schema ID --input FILE [--provider ID]', writes: 'flag', load: () => import('./call.js') },
-  daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', writes: 'flag', load: () => import('./daemon.js') },
+  daemon: { summary: 'run the service: watch sessions/inbox/ and run jobs one at a time', writes: 'flag', load: () => bundledOr('daemon.cjs', () => import('./daemon.js')) },
   submit: { summary: 'submit a job file to a running daemon: pico submit FILE [--root DIR]', writes: 'flag', inboxGroupMay: true, load: () => import('./submit.js') },
   status: { summary: 'what the daemon is doing, and what needs a person: pico status [--root DIR] [--json]', load: () => import('./status.js') },
   jobs: { summary: 'list jobs: pico jobs [--state queued|running|waiting|done] [--limit N] [--root DIR] [--json]', load: () => import('./jobs.js') },
@@ -128,7 +138,8 @@ async function main(argv: string[]): Promise<number> {
     }
     return await (await cmd.load()).main(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
+    // by name: a command run from its bundle (bundledOr) throws the bundle's own UsageError class
+    if (err instanceof Error && err.name === 'UsageError') {
       process.stderr.write(`pico ${name}: ${err.message}\n`);
       return EXIT.usage;
     }

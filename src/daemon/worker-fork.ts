@@ -5,34 +5,25 @@
  * to a worker once forked.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PREFORKED } from './worker-protocol.js';
+import { currentBundle } from '../base/bundle-run.js';
 
 /**
  * What a session worker runs: worker-bundled.js, which runs the worker's bundle through V8's code
- * cache (issue 32), when the build made dist/bundle/worker.cjs; else worker.js and the modules it
- * imports. Each is looked for beside this file, or in the build output when run from sources. A
- * bundle older than the last compilation (`tsc -b` run by hand after `npm run build`) holds older
- * code than the modules: the modules run then. PICO_WORKER_BUNDLE=0 chooses the modules (to
- * compare, or to debug with their file names).
+ * cache (issue 32), when the build made dist/bundle/worker.cjs and it is current
+ * (base/bundle-run.ts currentBundle; PICO_BUNDLE=0 says no); else worker.js and the modules it
+ * imports. Each is looked for beside this file, or in the build output when run from sources.
  */
 export function workerScript(env: NodeJS.ProcessEnv = process.env): string {
-  const bundled = env.PICO_WORKER_BUNDLE !== '0';
+  const bundled = currentBundle('worker.cjs', env) !== null;
   for (const dir of ['./', '../../dist/src/daemon/']) {
     const at = (rel: string): string => fileURLToPath(new URL(dir + rel, import.meta.url));
-    if (bundled && bundleCurrent(at('../../bundle/worker.cjs'), at('../../tsconfig.tsbuildinfo')) && existsSync(at('worker-bundled.js'))) return at('worker-bundled.js');
+    if (bundled && existsSync(at('worker-bundled.js'))) return at('worker-bundled.js');
     if (existsSync(at('worker.js'))) return at('worker.js');
   }
   throw new Error('src/daemon/worker.js not found; run `npm run build` first');
-}
-
-/** The bundle exists and is not older than the compilation it was made from (an install has no build record: it is). */
-export function bundleCurrent(bundle: string, buildInfo: string): boolean {
-  const b = statSync(bundle, { throwIfNoEntry: false });
-  if (!b) return false;
-  const info = statSync(buildInfo, { throwIfNoEntry: false });
-  return !info || b.mtimeMs >= info.mtimeMs;
 }
 
 /**

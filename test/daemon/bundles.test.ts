@@ -1,24 +1,27 @@
 /**
- * Issue 32: the session worker starts from one bundle run through V8's code cache
- * (scripts/bundle-worker.mjs, src/base/bundle-run.ts). The runner keeps a cache once start-up is
- * over, uses it next time, writes it again when V8 rejects it, runs without one where it cannot
- * be written, and names it by the bundle's digest and node's flags; the daemon forks the bundle
- * when the build made it and it is current, and the modules otherwise; and a job run by the
- * bundled worker records the same composition (its code digests are found beside each module,
- * through import.meta.url) as one run by the modules.
+ * Issue 32: the daemon and its session worker start from bundles run through V8's code cache
+ * (scripts/bundles.mjs, src/base/bundle-run.ts). The runner keeps a cache once start-up is over,
+ * uses it next time, writes it again when V8 rejects it, runs without one where it cannot be
+ * written, names it by the bundle's digest and node's flags, and keeps it in systemd's cache
+ * folder when the service has one; `pico daemon` runs its bundle and the daemon forks the
+ * worker's when the build made them and they are current, and the modules otherwise; a bundled
+ * daemon still says a user's mistake as one (exit 2), and keeps its cache once READY; and a job
+ * run by the bundled worker records the same composition (its code digests are found beside each
+ * module, through import.meta.url) as one run by the modules.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cacheFileFor } from '../../src/base/bundle-run.js';
-import { bundleCurrent, workerScript } from '../../src/daemon/worker-fork.js';
+import { bundleCurrent, cacheFileFor, currentBundle } from '../../src/base/bundle-run.js';
+import { workerScript } from '../../src/daemon/worker-fork.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { tempRoot } from './helpers.js';
-import { finished, startDaemon, stopDaemon } from './spawn.js';
+import { finished, picoAsync, startDaemon, stopDaemon } from './spawn.js';
+import { until } from '../helpers/until.js';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const RUNNER = join(DIST, 'src', 'base', 'bundle-run.js');
@@ -77,22 +80,42 @@ describe('the bundle runner and its code cache', () => {
     expect(execFileSync('ls', ['-a', dir], { encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('names the cache by the bundle digest, node and the flags, and offers none for a bundle without a digest', () => {
-    const a = cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, []);
+  it('names the cache by the bundle digest, node and the flags, keeps it in $CACHE_DIRECTORY when set, and offers none for a bundle without a digest', () => {
+    const a = cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], {});
     expect(a).toMatch(/^\/x\/w\.cjs\.[0-9a-f]{16}\.cache$/);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'b'.repeat(32)}\n1`, [])).not.toBe(a);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'])).not.toBe(a);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n2`, [])).toBe(a); // the digest stands for the text
-    expect(cacheFileFor('/x/w.cjs', '1', [])).toBeNull();
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'b'.repeat(32)}\n1`, [], {})).not.toBe(a);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'], {})).not.toBe(a);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n2`, [], {})).toBe(a); // the digest stands for the text
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], { CACHE_DIRECTORY: '/var/cache/picoharness' })).toBe(a!.replace('/x/', '/var/cache/picoharness/'));
+    expect(cacheFileFor('/x/w.cjs', '1', [], {})).toBeNull();
   });
 });
 
-describe('which worker the daemon forks', () => {
-  it('the bundle, which npm run build made; the modules with PICO_WORKER_BUNDLE=0', () => {
-    expect(readFileSync(join(DIST, 'bundle', 'worker.cjs'), 'utf8')).toMatch(/^\/\/ picoharness bundle [0-9a-f]{32}\n/);
+describe('what runs', () => {
+  it('the bundles, which npm run build made; the modules with PICO_BUNDLE=0', () => {
+    for (const name of ['daemon.cjs', 'worker.cjs']) {
+      expect(readFileSync(join(DIST, 'bundle', name), 'utf8')).toMatch(/^\/\/ picoharness bundle [0-9a-f]{32}\n/);
+      expect(currentBundle(name, {})).toBe(join(DIST, 'bundle', name));
+      expect(currentBundle(name, { PICO_BUNDLE: '0' })).toBeNull();
+    }
+    expect(currentBundle('nothing.cjs', {})).toBeNull();
     expect(workerScript({})).toBe(join(DIST, 'src', 'daemon', 'worker-bundled.js'));
-    expect(workerScript({ PICO_WORKER_BUNDLE: '0' })).toBe(join(DIST, 'src', 'daemon', 'worker.js'));
+    expect(workerScript({ PICO_BUNDLE: '0' })).toBe(join(DIST, 'src', 'daemon', 'worker.js'));
   });
+
+  it('a bundled daemon says a user\'s mistake as one (exit 2), and keeps its code cache once READY', async () => {
+    const bad = await picoAsync(['daemon', '--root', tempRoot('pico-bundle-bad-'), '--grace-ms', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^pico daemon: --grace-ms must be a positive whole number/);
+    expect(bad.stderr).not.toMatch(/internal error/);
+    const caches = tempDir('pico-bundle-cache-');
+    const root = tempRoot('pico-bundle-ready-');
+    initRoot(root);
+    const d = startDaemon(root, { CACHE_DIRECTORY: caches });
+    await d.waitFor((l) => l.event === 'ready');
+    await until('the daemon\'s code cache', () => readdirSync(caches).some((f) => /^daemon\.cjs\.[0-9a-f]{16}\.cache$/.test(f)));
+    await stopDaemon(d);
+  }, 60_000);
 
   it('a bundle older than the last compilation is not current; one without a build record is', () => {
     const dir = tempDir('pico-bundle-');
@@ -126,7 +149,7 @@ describe('a job run by the bundled worker', () => {
 
   it('records the same composition, code digests included, as one run by the modules', async () => {
     const bundled = await composition({});
-    const modules = await composition({ PICO_WORKER_BUNDLE: '0' });
+    const modules = await composition({ PICO_BUNDLE: '0' });
     expect(bundled).toEqual(modules);
     expect(JSON.stringify(bundled)).not.toContain('"missing"');
   }, 60_000);
