@@ -66,7 +66,9 @@ export function bundleCurrent(bundle: string, buildInfo: string): boolean {
 export function cacheFileFor(bundle: string, text: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string | null {
   const m = HEAD.exec(text);
   if (!m) return null;
-  const key = createHash('sha256').update(`${m[1]}\0${process.version}\0${process.arch}\0${execArgv.join('\0')}`).digest('hex').slice(0, 16);
+  // the flags V8 checks a cache against come from the command line and from NODE_OPTIONS: both
+  // name the file, so processes started two ways keep two caches rather than rewriting one in turn
+  const key = createHash('sha256').update(`${m[1]}\0${process.version}\0${process.arch}\0${execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 16);
   const dir = env.CACHE_DIRECTORY?.split(':')[0] || dirname(bundle);
   return join(dir, `${basename(bundle)}.${key}.cache`);
 }

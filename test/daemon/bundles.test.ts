@@ -85,6 +85,7 @@ describe('the bundle runner and its code cache', () => {
     expect(a).toMatch(/^\/x\/w\.cjs\.[0-9a-f]{16}\.cache$/);
     expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'b'.repeat(32)}\n1`, [], {})).not.toBe(a);
     expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'], {})).not.toBe(a);
+    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], { NODE_OPTIONS: '--max-old-space-size=200' })).not.toBe(a);
     expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n2`, [], {})).toBe(a); // the digest stands for the text
     expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], { CACHE_DIRECTORY: '/var/cache/picoharness' })).toBe(a!.replace('/x/', '/var/cache/picoharness/'));
     expect(cacheFileFor('/x/w.cjs', '1', [], {})).toBeNull();
