@@ -20,9 +20,17 @@
  * `createRequire(import.meta.url)(name)` is the bundle's own `require(name)`. Any other use of
  * `import.meta` stops the build, naming the file. The first line of a bundle carries a digest of
  * the rest, which names its code cache (a cache of another build is never offered).
+ *
+ * Last, a warm-up: the daemon is started once from its new bundle, on a new root in a temporary
+ * folder, with the node flags the service runs it with (the ExecStart of
+ * systemd/picoharness.service, which npm start uses too); at READY it keeps its code cache beside
+ * the bundle and stops (PICO_BUNDLE_WARM=1, src/base/bundle-run.ts says why the daemon never
+ * makes its own). A warm-up that fails is said, and the daemon then runs its bundle uncached.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -98,4 +106,30 @@ for (const b of BUNDLES) {
   renameSync(tmp, out);
   // caches of the earlier bundle are never used again (their names carry the old digest): let them go
   for (const f of readdirSync(OUT_DIR)) if (f.startsWith(`${b.name}.`) && (f.endsWith('.cache') || f.endsWith('.tmp'))) rmSync(join(OUT_DIR, f), { force: true });
+}
+
+/** The node flags the service runs the daemon with: between node and the script in the unit's ExecStart. */
+function serviceFlags() {
+  const unit = readFileSync(join(ROOT, 'systemd', 'picoharness.service'), 'utf8');
+  const m = /^ExecStart=\S*node((?:\s+--\S+)*)\s+\S*\/dist\/src\/cli\/main\.js daemon\b/m.exec(unit);
+  if (!m) throw new Error('systemd/picoharness.service: no ExecStart=… node [flags] …/dist/src/cli/main.js daemon line to take the flags from');
+  return m[1].trim().split(/\s+/).filter(Boolean);
+}
+
+const daemonCaches = readdirSync(OUT_DIR).filter((f) => f.startsWith('daemon.cjs.') && f.endsWith('.cache'));
+if (daemonCaches.length === 0) {
+  const tmp = mkdtempSync(join(tmpdir(), 'pico-warm-'));
+  try {
+    const flags = serviceFlags();
+    const r = spawnSync(process.execPath, [...flags, join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'daemon', '--init', '--root', join(tmp, 'root')], {
+      env: { ...process.env, PICO_BUNDLE_WARM: '1', PICO_LOG_LEVEL: 'error', NOTIFY_SOCKET: '', CACHE_DIRECTORY: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const made = readdirSync(OUT_DIR).some((f) => f.startsWith('daemon.cjs.') && f.endsWith('.cache'));
+    if (!made) process.stdout.write(`bundles: the daemon's warm-up start kept no code cache (exit ${r.status ?? r.signal}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}); the daemon runs its bundle uncached\n`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

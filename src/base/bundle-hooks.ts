@@ -26,6 +26,11 @@ export function startupDone(): void {
   (globalThis as Hooks)[STARTED]?.();
 }
 
+/** Whether this process runs from a bundle (the runner installed its hooks): for the ready lines. */
+export function fromBundle(): boolean {
+  return (globalThis as Hooks)[STARTED] !== undefined;
+}
+
 /** For the runner: how this process imports packages, and what to do once start-up is over. */
 export function installBundleHooks(importFn: (specifier: string) => Promise<unknown>, onStarted: () => void): void {
   const g = globalThis as Hooks;

@@ -10,11 +10,12 @@
  * The cache is V8's own format and V8 checks it: made by another node, other V8 flags or another
  * source, it is rejected and the bundle compiles as if there were none. Its file name carries a
  * digest of the bundle's text (the build writes it into the first line), of node's version and
- * of the flags, so a stale cache is never even offered. A cache that is missing or was rejected
- * is written again once start-up is over (bundle-hooks.ts startupDone), to a temporary name and
- * renamed, in systemd's cache folder for the service when there is one ($CACHE_DIRECTORY,
- * systemd/picoharness.service) and beside the bundle otherwise; where neither may be written,
- * the bundle runs without one, which is still quicker than the separate modules.
+ * of the flags, so a stale cache is never even offered. The session worker's cache, missing or
+ * rejected, is written again once it is warm (bundle-hooks.ts startupDone), to a temporary name
+ * and renamed, in systemd's cache folder for the service when there is one ($CACHE_DIRECTORY,
+ * systemd/picoharness.service) and beside the bundle otherwise. The daemon's is made by the
+ * build (KeepCache says why). Where none can be had, a bundle runs without one, which is still
+ * quicker than the separate modules.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -62,49 +63,75 @@ export function bundleCurrent(bundle: string, buildInfo: string): boolean {
   return !info || b.mtimeMs >= info.mtimeMs;
 }
 
-/** The cache file for `bundle` under this node and these flags, or null when the bundle has no digest line. */
-export function cacheFileFor(bundle: string, text: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string | null {
+/**
+ * Where the cache for `bundle` under this node and these flags is looked for, in order, and the
+ * first is where it is written: systemd's cache folder for the service, then beside the bundle
+ * (where the build's warm-up leaves the daemon's). Null when the bundle has no digest line.
+ */
+export function cacheFilesFor(bundle: string, text: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] | null {
   const m = HEAD.exec(text);
   if (!m) return null;
   // the flags V8 checks a cache against come from the command line and from NODE_OPTIONS: both
   // name the file, so processes started two ways keep two caches rather than rewriting one in turn
   const key = createHash('sha256').update(`${m[1]}\0${process.version}\0${process.arch}\0${execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 16);
-  const dir = env.CACHE_DIRECTORY?.split(':')[0] || dirname(bundle);
-  return join(dir, `${basename(bundle)}.${key}.cache`);
+  const name = `${basename(bundle)}.${key}.cache`;
+  const dirs = [env.CACHE_DIRECTORY?.split(':')[0], dirname(bundle)].filter((d): d is string => !!d);
+  return [...new Set(dirs)].map((d) => join(d, name));
 }
 
 /**
- * Load and run `bundle` as a CommonJS module; what its entry exports. Throws what reading or
- * running it throws, as an import of the modules would.
+ * When a bundle's run keeps its code cache, once start-up is over (bundle-hooks.ts startupDone):
+ * 'missing' when there was none or V8 rejected it — the session worker; 'warm-up' only in the
+ * build's warm-up start (PICO_BUNDLE_WARM=1, scripts/bundles.mjs), which then stops — the
+ * daemon, which runs its bundle only with a cache (runBundle says why).
  */
-export function runBundle(bundle: string): BundleRun {
+export type KeepCache = 'missing' | 'warm-up';
+
+/**
+ * Load and run `bundle` as a CommonJS module; what its entry exports. Throws what reading or
+ * running it throws, as an import of the modules would. With `keep: 'warm-up'` (the daemon) a
+ * bundle without a cache V8 takes is not run (null), but in the warm-up itself: compiled whole
+ * without one, it costs a long-lived process about 4 MB more resident memory than its modules
+ * do (measured), so the caller runs the modules instead.
+ */
+export function runBundle(bundle: string, keep: KeepCache = 'missing', env: NodeJS.ProcessEnv = process.env): BundleRun | null {
   const text = readFileSync(bundle, 'utf8');
-  const cacheFile = cacheFileFor(bundle, text);
+  const files = cacheFilesFor(bundle, text, process.execArgv, env) ?? [];
   let cachedData: Buffer | undefined;
-  if (cacheFile) {
+  for (const f of files) {
     try {
-      cachedData = readFileSync(cacheFile);
+      cachedData = readFileSync(f);
+      break;
     } catch {
-      cachedData = undefined; // none yet, or unreadable: compile
+      cachedData = undefined; // none there, or unreadable: the next place, else compile
     }
   }
   // the wrapper node itself puts around a CommonJS module, on the same line so positions stay true
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${text}\n})`, { filename: bundle, cachedData });
   const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  const warmUp = env.PICO_BUNDLE_WARM === '1';
+  if (keep === 'warm-up' && cache !== 'used' && !warmUp) return null;
   let kept = false;
   installBundleHooks(
     (specifier) => import(specifier),
     () => {
-      if (kept || cache === 'used' || !cacheFile) return;
+      if (kept || files.length === 0) return;
       kept = true;
-      keepCache(bundle, cacheFile, script.createCachedData());
+      if (warmUp) {
+        // the build's warm-up: keep what start-up compiled (the build names no cache folder: beside
+        // the bundle), then stop as on SIGTERM
+        keepCache(bundle, files[0]!, script.createCachedData());
+        process.kill(process.pid, 'SIGTERM');
+      } else if (keep === 'missing' && cache !== 'used') {
+        keepCache(bundle, files[0]!, script.createCachedData());
+      }
     },
   );
   const mod = { exports: {} as unknown, filename: bundle, id: '.', loaded: false };
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   fn(mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
   mod.loaded = true;
-  return { exports: mod.exports, cacheFile: cacheFile ?? '', cache };
+  return { exports: mod.exports, cacheFile: files[0] ?? '', cache };
 }
 
 /**

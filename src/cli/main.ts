@@ -14,12 +14,14 @@ import { isStorageError, storageCode, storageFix } from '../base/storage-error.j
 
 /**
  * A command whose build made a bundle of it (scripts/bundles.mjs: the daemon) runs from that, one
- * file through V8's code cache (base/bundle-run.ts, issue 32); else from its modules.
+ * file through the code cache the build's warm-up kept for these node flags (base/bundle-run.ts,
+ * issue 32); else, and where there is no such cache, from its modules.
  */
 async function bundledOr<T>(name: string, modules: () => Promise<T>): Promise<T> {
   const { currentBundle, runBundle } = await import('../base/bundle-run.js');
   const bundle = currentBundle(name);
-  return bundle ? (runBundle(bundle).exports as T) : modules();
+  const run = bundle ? runBundle(bundle, 'warm-up') : null;
+  return run ? (run.exports as T) : modules();
 }
 
 /**

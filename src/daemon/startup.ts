@@ -31,7 +31,7 @@ import { openRealRuntime } from './seams.js';
 import { Spool } from './spool.js';
 import { ManifestDrop } from './manifest-drop.js';
 import { knownToLoad } from '../root/manifest-watch.js';
-import { startupDone } from '../base/bundle-hooks.js';
+import { fromBundle, startupDone } from '../base/bundle-hooks.js';
 
 /** Lock, start the session worker, recover, start the spool, say READY. */
 export async function start(d: DaemonContext, notifier: Notifier): Promise<void> {
@@ -109,10 +109,10 @@ export async function start(d: DaemonContext, notifier: Notifier): Promise<void>
   // a ping proves the event loop turns; a loop blocked by synchronous work stops pinging and systemd restarts us
   const dog = notifier.startWatchdog(() => true);
   d.log.info(
-    { event: 'ready', root: d.paths.root, manifests: knownGood ? 'known to load' : 'checked by the worker', startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
+    { event: 'ready', root: d.paths.root, manifests: knownGood ? 'known to load' : 'checked by the worker', startup_ms: Math.round(performance.now() - t0), ...phases, since_process_start_ms: Math.round(performance.now()), code: fromBundle() ? 'bundle' : 'modules', cpu_ms: Math.round((cpu.user + cpu.system) / 1000), queued: d.queue.size, watchdog_ping_ms: dog, notify: notifier.active },
     `picoharness daemon ready on ${d.paths.root}; drop job files into ${d.paths.inbox}`,
   );
-  startupDone(); // run from its bundle, the code V8 compiled up to here is kept for the next start
+  startupDone(); // the build's warm-up start keeps the code V8 compiled up to here, and stops (bundle-run.ts)
   // manifests dropped into the root are checked at once and used by the next job (manifest-drop.ts).
   // The watch starts once READY is said, beside the first jobs, which do not wait for it; what
   // changed before it started is found by the check it runs first, as what changed while the

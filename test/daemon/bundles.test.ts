@@ -14,14 +14,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, w
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bundleCurrent, cacheFileFor, currentBundle } from '../../src/base/bundle-run.js';
+import { bundleCurrent, cacheFilesFor, currentBundle } from '../../src/base/bundle-run.js';
 import { workerScript } from '../../src/daemon/worker-fork.js';
 import { dropIntoInbox } from '../../src/daemon/submit.js';
 import { initRoot } from '../../src/root/init.js';
 import { tempDir } from '../helpers/temp.js';
 import { tempRoot } from './helpers.js';
 import { finished, picoAsync, startDaemon, stopDaemon } from './spawn.js';
-import { until } from '../helpers/until.js';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const RUNNER = join(DIST, 'src', 'base', 'bundle-run.js');
@@ -53,7 +52,7 @@ describe('the bundle runner and its code cache', () => {
   it('runs a bundle as a CommonJS module, keeps a cache once start-up is over, and uses it the next time', () => {
     const dir = tempDir('pico-bundle-');
     const bundle = tinyBundle(dir);
-    const cacheFile = cacheFileFor(bundle, readFileSync(bundle, 'utf8'), [])!;
+    const cacheFile = cacheFilesFor(bundle, readFileSync(bundle, 'utf8'), [], {})![0]!;
     expect(existsSync(cacheFile)).toBe(false);
     const first = run(bundle);
     expect(first.said).toEqual({ file: bundle, dir, sep: '/', os: 'function', busy: 2997 });
@@ -65,7 +64,7 @@ describe('the bundle runner and its code cache', () => {
   it('writes a cache V8 rejects again, and runs where the cache cannot be written', () => {
     const dir = tempDir('pico-bundle-');
     const bundle = tinyBundle(dir);
-    const cacheFile = cacheFileFor(bundle, readFileSync(bundle, 'utf8'), [])!;
+    const cacheFile = cacheFilesFor(bundle, readFileSync(bundle, 'utf8'), [], {})![0]!;
     writeFileSync(cacheFile, 'not a code cache at all');
     expect(run(bundle).cache).toBe('rejected');
     expect(readFileSync(cacheFile, 'utf8')).not.toBe('not a code cache at all');
@@ -80,15 +79,17 @@ describe('the bundle runner and its code cache', () => {
     expect(execFileSync('ls', ['-a', dir], { encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('names the cache by the bundle digest, node and the flags, keeps it in $CACHE_DIRECTORY when set, and offers none for a bundle without a digest', () => {
-    const a = cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], {});
-    expect(a).toMatch(/^\/x\/w\.cjs\.[0-9a-f]{16}\.cache$/);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'b'.repeat(32)}\n1`, [], {})).not.toBe(a);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'], {})).not.toBe(a);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], { NODE_OPTIONS: '--max-old-space-size=200' })).not.toBe(a);
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n2`, [], {})).toBe(a); // the digest stands for the text
-    expect(cacheFileFor('/x/w.cjs', `// picoharness bundle ${'a'.repeat(32)}\n1`, [], { CACHE_DIRECTORY: '/var/cache/picoharness' })).toBe(a!.replace('/x/', '/var/cache/picoharness/'));
-    expect(cacheFileFor('/x/w.cjs', '1', [], {})).toBeNull();
+  it('names the cache by the bundle digest, node and the flags, looks in $CACHE_DIRECTORY first, and offers none for a bundle without a digest', () => {
+    const name = (text: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}): string[] | null => cacheFilesFor('/x/w.cjs', text, argv, env);
+    const a = name(`// picoharness bundle ${'a'.repeat(32)}\n1`)!;
+    expect(a).toHaveLength(1);
+    expect(a[0]).toMatch(/^\/x\/w\.cjs\.[0-9a-f]{16}\.cache$/);
+    expect(name(`// picoharness bundle ${'b'.repeat(32)}\n1`)).not.toEqual(a);
+    expect(name(`// picoharness bundle ${'a'.repeat(32)}\n1`, ['--lite-mode'])).not.toEqual(a);
+    expect(name(`// picoharness bundle ${'a'.repeat(32)}\n1`, [], { NODE_OPTIONS: '--max-old-space-size=200' })).not.toEqual(a);
+    expect(name(`// picoharness bundle ${'a'.repeat(32)}\n2`)).toEqual(a); // the digest stands for the text
+    expect(name(`// picoharness bundle ${'a'.repeat(32)}\n1`, [], { CACHE_DIRECTORY: '/var/cache/picoharness' })).toEqual([a[0]!.replace('/x/', '/var/cache/picoharness/'), a[0]]);
+    expect(name('1')).toBeNull();
   });
 });
 
@@ -104,20 +105,34 @@ describe('what runs', () => {
     expect(workerScript({ PICO_BUNDLE: '0' })).toBe(join(DIST, 'src', 'daemon', 'worker.js'));
   });
 
-  it('a bundled daemon says a user\'s mistake as one (exit 2), and keeps its code cache once READY', async () => {
-    const bad = await picoAsync(['daemon', '--root', tempRoot('pico-bundle-bad-'), '--grace-ms', 'soon']);
+  it('a daemon runs its bundle only with a code cache for its flags, which a warm-up start keeps and then stops; a bundled daemon says a user\'s mistake as one (exit 2)', async () => {
+    const caches = tempDir('pico-bundle-cache-');
+    const readyOf = async (env: NodeJS.ProcessEnv): Promise<string> => {
+      const root = tempRoot('pico-bundle-ready-');
+      initRoot(root);
+      const d = startDaemon(root, { CACHE_DIRECTORY: caches, ...env });
+      const ready = await d.waitFor((l) => l.event === 'ready');
+      await stopDaemon(d);
+      return ready.code as string;
+    };
+    // none for these flags (the build's warm-up used the service's): the modules run, and nothing is written
+    expect(await readyOf({})).toBe('modules');
+    expect(readdirSync(caches).filter((f) => f.startsWith('daemon.cjs.'))).toEqual([]); // (the worker keeps its own there once warm)
+    // the warm-up start keeps one once READY and stops by itself, exit 0
+    const root = tempRoot('pico-bundle-warm-');
+    initRoot(root);
+    const warm = startDaemon(root, { CACHE_DIRECTORY: caches, PICO_BUNDLE_WARM: '1' });
+    expect(await warm.exited).toBe(0);
+    expect(readdirSync(caches).filter((f) => /^daemon\.cjs\.[0-9a-f]{16}\.cache$/.test(f))).toHaveLength(1);
+    expect(await readyOf({})).toBe('bundle');
+    const bad = await picoAsync(['daemon', '--root', tempRoot('pico-bundle-bad-'), '--grace-ms', 'soon'], { env: { CACHE_DIRECTORY: caches } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^pico daemon: --grace-ms must be a positive whole number/);
     expect(bad.stderr).not.toMatch(/internal error/);
-    const caches = tempDir('pico-bundle-cache-');
-    const root = tempRoot('pico-bundle-ready-');
-    initRoot(root);
-    const d = startDaemon(root, { CACHE_DIRECTORY: caches });
-    await d.waitFor((l) => l.event === 'ready');
-    await until('the daemon\'s code cache', () => readdirSync(caches).some((f) => /^daemon\.cjs\.[0-9a-f]{16}\.cache$/.test(f)));
-    await stopDaemon(d);
-  }, 60_000);
+  }, 90_000);
+});
 
+describe('a bundle behind the modules', () => {
   it('a bundle older than the last compilation is not current; one without a build record is', () => {
     const dir = tempDir('pico-bundle-');
     const bundle = join(dir, 'worker.cjs');
