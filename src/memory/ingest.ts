@@ -171,11 +171,10 @@ export class Ingestor {
         return checked.get(hash)!;
       };
       applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen);
-      this.s.saveLedger.run({
-        session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
-        events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),
-        steps: JSON.stringify(Object.fromEntries(steps)),
-      });
+      this.s.saveLedger.run(
+        session, ledgerCitePath(session), chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
+        new Date().toISOString(), JSON.stringify(Object.fromEntries(steps)),
+      );
     };
     // inside ingestDir's batch no savepoint: FTS5 would flush a segment at every one
     if (this.db.inTransaction) write();
