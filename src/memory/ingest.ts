@@ -28,7 +28,7 @@ import { COMPOSITION_FILE, compositionHash, type Composition } from '../ledger/c
 import { applyEvents, type IngestResult } from './ingest-events.js';
 import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
 import { manifestIdOf, providerDigests } from './provider-identity.js';
-import { readLedger, ledgerSize } from './ledger-reader.js';
+import { readLedger, readWholeLedger, ledgerSize, type LedgerChunk } from './ledger-reader.js';
 import { dropIndexes, restoreIndexes } from './schema.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
 
@@ -135,13 +135,21 @@ export class Ingestor {
     const session = basename(sessionDir);
     const path = join(sessionDir, 'events.jsonl');
     const result: IngestResult = { session, status: 'unchanged', events: 0, facts: 0, failures: 0, skipped: 0, tornTail: false };
-    const size = ledgerSize(path);
-    if (size === null) return { ...result, status: 'missing' };
-    const prev = unseen ? undefined : (this.s.ledger.get(session) as LedgerRow | undefined);
-    if (prev && prev.bytes === size) return result;
-    const rewritten = prev !== undefined && size < prev.bytes;
+    let prev: LedgerRow | undefined;
+    let rewritten = false;
+    let read: LedgerChunk | null;
+    if (unseen) read = readWholeLedger(path); // nothing read before: no size to compare first
+    else {
+      const size = ledgerSize(path);
+      if (size === null) return { ...result, status: 'missing' };
+      prev = this.s.ledger.get(session) as LedgerRow | undefined;
+      if (prev && prev.bytes === size) return result;
+      rewritten = prev !== undefined && size < prev.bytes;
+      read = readLedger(path, prev && !rewritten ? prev.bytes : 0, size);
+    }
+    if (read === null) return { ...result, status: 'missing' };
+    const chunk = read;
     const from: LedgerRow = prev && !rewritten ? prev : { bytes: 0, next_seq: 0, events: 0, skipped: 0, steps: '{}' };
-    const chunk = readLedger(path, from.bytes, size);
     result.tornTail = chunk.tornTail;
     if (chunk.end === from.bytes && !rewritten) return result;
     result.status = rewritten ? 'rewritten' : prev ? 'grown' : 'new';
