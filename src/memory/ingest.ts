@@ -97,18 +97,19 @@ export class Ingestor {
       // commit per batch keeps WAL page writes and FTS5 segment flushes few
       // a bulk load skips looking up rows of its sessions only while every ledger row is its own:
       // another process ingesting the same folder at once (the daemon's idle turn and a `pico
-      // recall`) makes it look them up again; the batch takes the write lock first (immediate),
-      // so nobody writes between that count and its own rows
+      // recall`) makes it look them up again. Every batch takes the write lock first (immediate),
+      // so nobody writes between that count and its own rows, and a batch that read first never
+      // finds another process committed before its first write: SQLite then refuses the write at
+      // once (a stale read, no waiting), which failed one of two `pico memory ingest` runs started
+      // together on an empty database whenever the other had committed a batch before it looked
       let ours = 0;
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
-        const run = this.db.transaction(() => {
+        this.db.transaction(() => {
           const alone = bulk && (this.s.countLedger.get() as { n: number }).n === ours;
           for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), alone));
           if (alone) ours = (this.s.countLedger.get() as { n: number }).n;
-        });
-        if (bulk) run.immediate();
-        else run();
+        }).immediate();
       }
     } finally {
       if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
