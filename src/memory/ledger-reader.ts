@@ -9,7 +9,7 @@
  * skipped and counted, never fatal. This module does not validate event
  * shapes; `ingest.ts` reads the fields it needs.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 
 export interface LedgerLine {
   /** the parsed object; it has at least a `type` string and an integer `seq` */
@@ -67,20 +67,17 @@ const trimmed = (line: string): string =>
   line.charCodeAt(0) === 0x7b && line.charCodeAt(line.length - 1) === 0x7d ? line : line.trim();
 
 /**
- * The events of `buf`, the bytes of a ledger from byte `from`. The complete lines are decoded in
- * one piece (a newline byte never occurs inside a UTF-8 sequence, so the lines are the same as
- * decoded one by one, and one decode is cheaper than one per line); the rest after the last
- * newline is consumed only when it parses as an event.
+ * The events of a ledger's text from byte `from`: `complete` is its lines up to the last newline
+ * (null when it has none), ending at byte `completeEnd`; `tail` is the rest, ending at `fullEnd`,
+ * consumed only when it parses as an event.
  */
-function parseChunk(buf: Buffer, from: number): LedgerChunk {
+function parseChunk(complete: string | null, completeEnd: number, tail: string, fullEnd: number, from: number): LedgerChunk {
   const out: LedgerChunk = { lines: [], end: from, skipped: 0, tornTail: false };
-  const lastNl = buf.lastIndexOf(0x0a);
-  if (lastNl >= 0) {
-    const text = buf.toString('utf8', 0, lastNl);
-    for (let start = 0; start <= text.length; ) {
-      const nl = text.indexOf('\n', start);
-      const stop = nl === -1 ? text.length : nl;
-      const line = trimmed(text.slice(start, stop));
+  if (complete !== null) {
+    for (let start = 0; start <= complete.length; ) {
+      const nl = complete.indexOf('\n', start);
+      const stop = nl === -1 ? complete.length : nl;
+      const line = trimmed(complete.slice(start, stop));
       if (line.length > 0) {
         const event = parseLine(line);
         if (event) out.lines.push({ event });
@@ -88,21 +85,30 @@ function parseChunk(buf: Buffer, from: number): LedgerChunk {
       }
       start = stop + 1;
     }
-    out.end = from + lastNl + 1;
+    out.end = completeEnd;
   }
-  if (lastNl + 1 < buf.length) {
-    const tail = buf.toString('utf8', lastNl + 1).trim();
-    if (tail.length > 0) {
-      const event = parseLine(tail);
-      if (!event) {
-        out.tornTail = true; // unfinished: leave it for the next read
-        return out;
-      }
-      out.lines.push({ event });
+  const last = tail.trim();
+  if (last.length > 0) {
+    const event = parseLine(last);
+    if (!event) {
+      out.tornTail = true; // unfinished: leave it for the next read
+      return out;
     }
-    out.end = from + buf.length;
+    out.lines.push({ event });
   }
+  out.end = fullEnd;
   return out;
+}
+
+/**
+ * The events of `buf`, the bytes of a ledger from byte `from`. The complete lines are decoded in
+ * one piece: a newline byte never occurs inside a UTF-8 sequence, so the lines are the same as
+ * decoded one by one, and one decode is cheaper than one per line.
+ */
+function parseBytes(buf: Buffer, from: number): LedgerChunk {
+  const lastNl = buf.lastIndexOf(0x0a);
+  const complete = lastNl >= 0 ? buf.toString('utf8', 0, lastNl) : null;
+  return parseChunk(complete, from + lastNl + 1, buf.toString('utf8', lastNl + 1), from + buf.length, from);
 }
 
 /** Read the events of a ledger from byte `from` up to byte `to` (its current size). */
@@ -110,28 +116,30 @@ export function readLedger(path: string, from: number, to: number): LedgerChunk 
   if (to <= from) return { lines: [], end: from, skipped: 0, tornTail: false };
   const fd = openSync(path, 'r');
   try {
-    return parseChunk(readRange(fd, from, to), from);
+    return parseBytes(readRange(fd, from, to), from);
   } finally {
     closeSync(fd);
   }
 }
 
 /**
- * Read a whole ledger, its size taken from the open file (null when it does not exist): for a
- * ledger no earlier ingest read, so there is no size to compare first, and one look-up of the
- * path instead of two (a bulk load opens thousands).
+ * Read a whole ledger (null when it does not exist): for a ledger no earlier ingest read, so
+ * there is no size to compare first. It is read as text in one call, which costs half of opening,
+ * sizing, reading and decoding it step by step (a bulk load reads thousands); the byte offsets are
+ * then the text's UTF-8 lengths, exact unless the decode replaced a byte it could not read (a
+ * U+FFFD in the text, which a ledger holds rarely): then the bytes are read and counted instead.
  */
 export function readWholeLedger(path: string): LedgerChunk | null {
-  let fd: number;
+  let text: string;
   try {
-    fd = openSync(path, 'r');
+    text = readFileSync(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
-  try {
-    return parseChunk(readRange(fd, 0, fstatSync(fd).size), 0);
-  } finally {
-    closeSync(fd);
-  }
+  if (text.includes('\ufffd')) return parseBytes(readFileSync(path), 0);
+  const lastNl = text.lastIndexOf('\n');
+  const tail = text.slice(lastNl + 1);
+  const size = Buffer.byteLength(text);
+  return parseChunk(lastNl >= 0 ? text.slice(0, lastNl) : null, size - Buffer.byteLength(tail), tail, size, 0);
 }
