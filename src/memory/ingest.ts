@@ -29,6 +29,7 @@ import { applyEvents, type IngestResult } from './ingest-events.js';
 import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
 import { manifestIdOf, providerDigests } from './provider-identity.js';
 import { readLedger, readWholeLedger, ledgerSize, type LedgerChunk } from './ledger-reader.js';
+import { askJournal } from './journal.js';
 import { dropIndexes, restoreIndexes } from './schema.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
 
@@ -90,6 +91,8 @@ export class Ingestor {
     // many sessions into an empty database (a first ingest, a rebuild): a bulk load, the
     // secondary indexes built once at the end instead of row by row (schema.ts dropIndexes)
     const bulk = names.length >= BULK_SESSIONS && this.s.anyLedger.get() === undefined;
+    // a bulk load alone with the database writes its new pages once, in a rollback journal (journal.ts)
+    const rollback = bulk && !this.db.inTransaction && askJournal(this.db, 'delete') === 'delete';
     // immediate: the write lock first, so a schema read then write cannot meet another writer
     if (bulk) this.db.transaction(() => dropIndexes(this.db)).immediate();
     try {
@@ -113,6 +116,7 @@ export class Ingestor {
       }
     } finally {
       if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
+      if (rollback) askJournal(this.db, 'wal');
     }
     return out;
   }
