@@ -55,6 +55,8 @@ export function applyEvents(
   };
   const hadGoal = ep.goal !== null;
   let touched = false; // facts, failures or control events: resolutions may change
+  // a session new to the database has no rows but this chunk's: its resolutions are worked out from them, not read back
+  const mine: SessionRows | null = unseen ? { failures: [], facts: [], controls: [] } : null;
   // which events are failures to count: the rule the report counts by too (failure-events.ts)
   const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
   // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
@@ -78,6 +80,7 @@ export function applyEvents(
         identity(ep.composition, str(e.provider)),
       );
       result.failures += r.changes;
+      if (mine && r.changes) mine.failures.push({ id: Number(r.lastInsertRowid), seq: e.seq, step, provider: str(e.provider), resolution: null, resolved_by: null });
       if (kind === 'capability_gap') ep.gap_count += r.changes;
       touched = true;
       continue;
@@ -100,6 +103,7 @@ export function applyEvents(
         fields.forEach((f, ord) => s.field.run(id, ord, f.key, f.num, f.txt));
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
+        mine?.facts.push({ seq: e.seq, step, provider });
         touched = true;
         break;
       }
@@ -133,7 +137,8 @@ export function applyEvents(
       case 'declined':
       case 'answer_sent': {
         const outcome = str(e.outcome);
-        s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
+        const c = s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
+        if (mine && c.changes) mine.controls.push({ seq: e.seq, type: e.type, step, target: str(e.to), outcome });
         if (e.type === 'plan_created') planned = keepPlan(s, session, e, ep.goal, composition(ep.composition)) || planned;
         if (e.type === 'answer_sent') {
           if (outcome === 'answered' && planned) s.trajectoryAnswered.run(t ?? '', session);
@@ -151,7 +156,7 @@ export function applyEvents(
     }
   }
   // resolutions are of failures: a session that never had one has none to resolve
-  if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session);
+  if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;
   ep.failure_count += result.failures;
   const row = [ep.goal, ep.budget_class, ep.outcome, ep.composition, ep.started_at, ep.ended_at, ep.fact_count, ep.failure_count, ep.gap_count];
@@ -169,12 +174,22 @@ function keepPlan(s: IngestStatements, session: string, e: Event, goal: string |
   return entry !== null;
 }
 
-/** Recompute the resolution of every failure of a session; write only the ones that changed. */
-export function resolveSession(s: IngestStatements, session: string): void {
-  const failures = s.sessionFailures.all(session) as (FactAt & { id: number; resolution: string | null; resolved_by: string | null })[];
+/** A session's failures, facts and control events, as resolution reads them. */
+interface SessionRows {
+  failures: (FactAt & { id: number; resolution: string | null; resolved_by: string | null })[];
+  facts: FactAt[];
+  controls: ControlAt[];
+}
+
+/**
+ * Recompute the resolution of every failure of a session; write only the ones that changed.
+ * `rows`: every row the session has, when the caller holds them (a session new to the database).
+ */
+export function resolveSession(s: IngestStatements, session: string, rows?: SessionRows): void {
+  const failures = rows?.failures ?? s.sessionFailures.all(session) as SessionRows['failures'];
   if (failures.length === 0) return;
-  const facts = s.sessionFacts.all(session) as FactAt[];
-  const controls = s.sessionControls.all(session) as ControlAt[];
+  const facts = rows?.facts ?? s.sessionFacts.all(session) as FactAt[];
+  const controls = rows?.controls ?? s.sessionControls.all(session) as ControlAt[];
   for (const f of failures) {
     const r = resolve(f, facts, controls);
     if (r.resolution !== f.resolution || r.resolved_by !== f.resolved_by) {
