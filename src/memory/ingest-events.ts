@@ -55,8 +55,12 @@ export function applyEvents(
   };
   const hadGoal = ep.goal !== null;
   let touched = false; // facts, failures or control events: resolutions may change
+  // a session new to the database has no rows but this chunk's: its resolutions are worked out from them, not read back
+  const mine: SessionRows | null = unseen ? { failures: [], facts: [], controls: [] } : null;
   // which events are failures to count: the rule the report counts by too (failure-events.ts)
-  const failures = new SessionFailures(s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
+  const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
+  // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
+  let planned = !unseen;
 
   for (const e of events) {
     const t = str(e.t);
@@ -69,17 +73,14 @@ export function applyEvents(
       const detail = detailOf(e);
       const own = trustOf(e.detail_trust);
       const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
-      const r = s.failure.run({
-        session, seq: e.seq, ledger, t, type: e.type, kind, step,
-        capability: str(e.capability) ?? info?.capability ?? null,
-        tool: str(e.tool) ?? info?.tool ?? null,
-        provider: str(e.provider), schema: str(e.schema) ?? info?.schema ?? null,
-        signature: normaliseDetail(detail), detail,
-        detail_trust: weakest(known, 'T1'),
-        attempt: Number.isInteger(e.attempt) ? e.attempt : 0,
-        digest: identity(ep.composition, str(e.provider)),
-      });
+      const r = s.failure.run(
+        session, e.seq, ledger, t, e.type, kind, step, str(e.capability) ?? info?.capability ?? null,
+        str(e.tool) ?? info?.tool ?? null, str(e.provider), str(e.schema) ?? info?.schema ?? null,
+        normaliseDetail(detail), detail, weakest(known, 'T1'), Number.isInteger(e.attempt) ? e.attempt : 0,
+        identity(ep.composition, str(e.provider)),
+      );
       result.failures += r.changes;
+      if (mine && r.changes) mine.failures.push({ id: Number(r.lastInsertRowid), seq: e.seq, step, provider: str(e.provider), resolution: null, resolved_by: null });
       if (kind === 'capability_gap') ep.gap_count += r.changes;
       touched = true;
       continue;
@@ -91,18 +92,18 @@ export function applyEvents(
         const schema = str(e.schema) ?? info?.schema ?? null;
         const subject = str(e.subject);
         const trust = weakest(known, 'T1');
-        const r = s.fact.run({
-          session, seq: e.seq, ledger, step, provider: str(e.provider),
-          capability: str(e.capability) ?? info?.capability ?? null, schema, trust, subject, observed_at: t, valid_until: str(e.valid_until),
-          confidence: num(e.confidence), payload: JSON.stringify(e.fact ?? null),
-          digest: identity(ep.composition, str(e.provider)),
-        });
+        const provider = str(e.provider);
+        const r = s.fact.run(
+          session, e.seq, ledger, step, provider, str(e.capability) ?? info?.capability ?? null, schema, trust,
+          subject, t, str(e.valid_until), num(e.confidence), JSON.stringify(e.fact ?? null), identity(ep.composition, provider),
+        );
         if (r.changes === 0) break;
         const id = Number(r.lastInsertRowid);
         const fields = projectFields(e.fact);
         fields.forEach((f, ord) => s.field.run(id, ord, f.key, f.num, f.txt));
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
+        mine?.facts.push({ seq: e.seq, step, provider });
         touched = true;
         break;
       }
@@ -136,10 +137,11 @@ export function applyEvents(
       case 'declined':
       case 'answer_sent': {
         const outcome = str(e.outcome);
-        s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
-        if (e.type === 'plan_created') keepPlan(s, session, e, ep.goal, composition(ep.composition));
+        const c = s.control.run(session, e.seq, e.type, step, str(e.to), outcome);
+        if (mine && c.changes) mine.controls.push({ seq: e.seq, type: e.type, step, target: str(e.to), outcome });
+        if (e.type === 'plan_created') planned = keepPlan(s, session, e, ep.goal, composition(ep.composition)) || planned;
         if (e.type === 'answer_sent') {
-          if (outcome === 'answered') s.trajectoryAnswered.run(t ?? '', session);
+          if (outcome === 'answered' && planned) s.trajectoryAnswered.run(t ?? '', session);
           ep.outcome = outcome ?? 'answered';
           ep.ended_at = t ?? ep.ended_at;
         } else if (e.type === 'declined') ep.outcome ??= 'declined';
@@ -154,28 +156,40 @@ export function applyEvents(
     }
   }
   // resolutions are of failures: a session that never had one has none to resolve
-  if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session);
+  if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;
   ep.failure_count += result.failures;
-  if (known) s.saveEpisode.run(ep);
-  else ep.id = Number(s.newEpisode.run({ session, ...ep }).lastInsertRowid);
+  const row = [ep.goal, ep.budget_class, ep.outcome, ep.composition, ep.started_at, ep.ended_at, ep.fact_count, ep.failure_count, ep.gap_count];
+  if (known) s.saveEpisode.run(...row, ep.id);
+  else ep.id = Number(s.newEpisode.run(session, ...row).lastInsertRowid);
   if (!hadGoal && ep.goal !== null) s.episodeFts.run(ep.id, ep.goal);
 }
 
-/** A goal-only plan becomes the session's trajectory entry (counted once the session answers). */
-function keepPlan(s: IngestStatements, session: string, e: Event, goal: string | null, c: ToolSide | null): void {
+/** A goal-only plan becomes the session's trajectory entry (counted once the session answers); true when it wrote one. */
+function keepPlan(s: IngestStatements, session: string, e: Event, goal: string | null, c: ToolSide | null): boolean {
   const source = str(e.source);
-  if (goal === null || source === null || source === 'operator' || !Array.isArray(e.steps)) return;
+  if (goal === null || source === null || source === 'operator' || !Array.isArray(e.steps)) return false;
   const entry = c ? entryOf(goal, e.steps as CachedStep[], c) : null;
   if (entry) s.trajectory.run(session, e.seq, entry.intent, JSON.stringify(entry.tools), entry.key, JSON.stringify(entry.steps));
+  return entry !== null;
 }
 
-/** Recompute the resolution of every failure of a session; write only the ones that changed. */
-export function resolveSession(s: IngestStatements, session: string): void {
-  const failures = s.sessionFailures.all(session) as (FactAt & { id: number; resolution: string | null; resolved_by: string | null })[];
+/** A session's failures, facts and control events, as resolution reads them. */
+interface SessionRows {
+  failures: (FactAt & { id: number; resolution: string | null; resolved_by: string | null })[];
+  facts: FactAt[];
+  controls: ControlAt[];
+}
+
+/**
+ * Recompute the resolution of every failure of a session; write only the ones that changed.
+ * `rows`: every row the session has, when the caller holds them (a session new to the database).
+ */
+export function resolveSession(s: IngestStatements, session: string, rows?: SessionRows): void {
+  const failures = rows?.failures ?? s.sessionFailures.all(session) as SessionRows['failures'];
   if (failures.length === 0) return;
-  const facts = s.sessionFacts.all(session) as FactAt[];
-  const controls = s.sessionControls.all(session) as ControlAt[];
+  const facts = rows?.facts ?? s.sessionFacts.all(session) as FactAt[];
+  const controls = rows?.controls ?? s.sessionControls.all(session) as ControlAt[];
   for (const f of failures) {
     const r = resolve(f, facts, controls);
     if (r.resolution !== f.resolution || r.resolved_by !== f.resolved_by) {

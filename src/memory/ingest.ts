@@ -28,7 +28,8 @@ import { COMPOSITION_FILE, compositionHash, type Composition } from '../ledger/c
 import { applyEvents, type IngestResult } from './ingest-events.js';
 import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type LedgerRow, type StepInfo } from './ingest-sql.js';
 import { manifestIdOf, providerDigests } from './provider-identity.js';
-import { readLedger, ledgerSize } from './ledger-reader.js';
+import { readLedger, readWholeLedger, ledgerSize, type LedgerChunk } from './ledger-reader.js';
+import { askJournal } from './journal.js';
 import { dropIndexes, restoreIndexes } from './schema.js';
 import { isSessionFolderName, ledgerCitePath } from './paths.js';
 
@@ -90,6 +91,8 @@ export class Ingestor {
     // many sessions into an empty database (a first ingest, a rebuild): a bulk load, the
     // secondary indexes built once at the end instead of row by row (schema.ts dropIndexes)
     const bulk = names.length >= BULK_SESSIONS && this.s.anyLedger.get() === undefined;
+    // a bulk load alone with the database writes its new pages once, in a rollback journal (journal.ts)
+    const rollback = bulk && !this.db.inTransaction && askJournal(this.db, 'delete') === 'delete';
     // immediate: the write lock first, so a schema read then write cannot meet another writer
     if (bulk) this.db.transaction(() => dropIndexes(this.db)).immediate();
     try {
@@ -97,21 +100,23 @@ export class Ingestor {
       // commit per batch keeps WAL page writes and FTS5 segment flushes few
       // a bulk load skips looking up rows of its sessions only while every ledger row is its own:
       // another process ingesting the same folder at once (the daemon's idle turn and a `pico
-      // recall`) makes it look them up again; the batch takes the write lock first (immediate),
-      // so nobody writes between that count and its own rows
+      // recall`) makes it look them up again. Every batch takes the write lock first (immediate),
+      // so nobody writes between that count and its own rows, and a batch that read first never
+      // finds another process committed before its first write: SQLite then refuses the write at
+      // once (a stale read, no waiting), which failed one of two `pico memory ingest` runs started
+      // together on an empty database whenever the other had committed a batch before it looked
       let ours = 0;
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
-        const run = this.db.transaction(() => {
+        this.db.transaction(() => {
           const alone = bulk && (this.s.countLedger.get() as { n: number }).n === ours;
           for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), alone));
           if (alone) ours = (this.s.countLedger.get() as { n: number }).n;
-        });
-        if (bulk) run.immediate();
-        else run();
+        }).immediate();
       }
     } finally {
       if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
+      if (rollback) askJournal(this.db, 'wal');
     }
     return out;
   }
@@ -135,13 +140,21 @@ export class Ingestor {
     const session = basename(sessionDir);
     const path = join(sessionDir, 'events.jsonl');
     const result: IngestResult = { session, status: 'unchanged', events: 0, facts: 0, failures: 0, skipped: 0, tornTail: false };
-    const size = ledgerSize(path);
-    if (size === null) return { ...result, status: 'missing' };
-    const prev = unseen ? undefined : (this.s.ledger.get(session) as LedgerRow | undefined);
-    if (prev && prev.bytes === size) return result;
-    const rewritten = prev !== undefined && size < prev.bytes;
+    let prev: LedgerRow | undefined;
+    let rewritten = false;
+    let read: LedgerChunk | null;
+    if (unseen) read = readWholeLedger(path); // nothing read before: no size to compare first
+    else {
+      const size = ledgerSize(path);
+      if (size === null) return { ...result, status: 'missing' };
+      prev = this.s.ledger.get(session) as LedgerRow | undefined;
+      if (prev && prev.bytes === size) return result;
+      rewritten = prev !== undefined && size < prev.bytes;
+      read = readLedger(path, prev && !rewritten ? prev.bytes : 0, size);
+    }
+    if (read === null) return { ...result, status: 'missing' };
+    const chunk = read;
     const from: LedgerRow = prev && !rewritten ? prev : { bytes: 0, next_seq: 0, events: 0, skipped: 0, steps: '{}' };
-    const chunk = readLedger(path, from.bytes, size);
     result.tornTail = chunk.tornTail;
     if (chunk.end === from.bytes && !rewritten) return result;
     result.status = rewritten ? 'rewritten' : prev ? 'grown' : 'new';
@@ -171,11 +184,10 @@ export class Ingestor {
         return checked.get(hash)!;
       };
       applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen);
-      this.s.saveLedger.run({
-        session, path: ledgerCitePath(session), bytes: chunk.end, next_seq: nextSeq,
-        events: from.events + result.events, skipped: from.skipped + result.skipped, at: new Date().toISOString(),
-        steps: JSON.stringify(Object.fromEntries(steps)),
-      });
+      this.s.saveLedger.run(
+        session, ledgerCitePath(session), chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
+        new Date().toISOString(), JSON.stringify(Object.fromEntries(steps)),
+      );
     };
     // inside ingestDir's batch no savepoint: FTS5 would flush a segment at every one
     if (this.db.inTransaction) write();

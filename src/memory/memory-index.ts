@@ -14,6 +14,7 @@ import { CostModel } from './cost.js';
 import { FailureMemory } from './failures.js';
 import type { IngestResult } from './ingest-events.js';
 import { Ingestor, type DirResult } from './ingest.js';
+import { askJournal } from './journal.js';
 import { Recall, type EpisodeHit, type FactHit, type FieldHit, type RecallOptions } from './recall.js';
 import { createSchema, dropSchema, ensureSchema, SCHEMA_VERSION } from './schema.js';
 
@@ -61,8 +62,7 @@ export class MemoryIndex {
         // at the device per ledger event): 4 KiB pages 24.0 KB, 2 KiB 18.7 KB, 1 KiB 16.3 KB; a
         // rollback journal instead of the WAL 43.6 KB, with four syncs a session instead of 0.4
         if (made) db.pragma(`page_size = ${PAGE_SIZE}`);
-        db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
+        askJournal(db, 'wal'); // a bulk load in another process may hold a rollback journal (journal.ts)
         ensureSchema(db);
       } else {
         const v = (db.prepare('SELECT version FROM schema_version LIMIT 1').get() as { version: number } | undefined)?.version;
@@ -83,10 +83,11 @@ export class MemoryIndex {
     this.recaller = new Recall(this.db);
   }
 
-  /** Refuse use after close, and writes on a read-only handle. */
+  /** Refuse use after close, and writes on a read-only handle; a write goes back to the WAL when it can (journal.ts). */
   private check(write = false): void {
     if (this.closed) throw new Error(`memory index ${this.path} is closed; open a new one with MemoryIndex.open()`);
     if (write && this.readonly) throw new Error(`memory index ${this.path} was opened read-only; open it without { readonly: true } to ingest`);
+    if (write && !this.db.inTransaction && this.db.pragma('journal_mode', { simple: true }) !== 'wal') askJournal(this.db, 'wal');
   }
 
   /** Ingest the new part of one session's ledger. */

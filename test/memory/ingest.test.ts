@@ -3,7 +3,8 @@
  * nothing", a grown ledger is continued, a torn last line is skipped and picked
  * up once completed, and a Python-format ledger (seed 001) reads as well as ours.
  */
-import { cpSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { cpSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
@@ -237,6 +238,40 @@ describe('ingest', () => {
     ctx.ix = MemoryIndex.open(ctx.t.db);
     expect(indexNames()).toEqual(indexes);
     expect(ctx.ix.ingestDir(ctx.t.sessions).events).toBe(0);
+  });
+
+  it('a bulk load beside another connection (in the WAL) and one alone (in a rollback journal) store the same rows, and end in the WAL (journal.ts)', () => {
+    generateSessions(ctx.t.sessions, { sessions: 210 });
+    const other = new Database(ctx.t.db);
+    try {
+      ctx.ix.ingestDir(ctx.t.sessions);
+      expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      other.close();
+    }
+    const beside = dumpContent(ctx.ix.db);
+    ctx.ix.rebuild(ctx.t.sessions); // alone now: the load runs in a rollback journal
+    expect(dumpContent(ctx.ix.db)).toEqual(beside);
+    expect([ctx.ix.db.pragma('journal_mode', { simple: true }), ctx.ix.db.pragma('synchronous', { simple: true })]).toEqual(['wal', 1]);
+    expect(existsSync(`${ctx.t.db}-journal`)).toBe(false);
+  });
+
+  it('an index opened while a bulk load holds a rollback journal opens at once, reads, and its next ingest returns to the WAL', () => {
+    ctx.ix.close();
+    // the state a bulk load in another process leaves while it writes a batch
+    const loader = new Database(ctx.t.db);
+    expect(loader.pragma('journal_mode = DELETE', { simple: true })).toBe('delete');
+    loader.exec('BEGIN IMMEDIATE');
+    const t0 = Date.now();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(Date.now() - t0).toBeLessThan(2000); // no wait for the loader to let the journal switch
+    expect([ctx.ix.db.pragma('journal_mode', { simple: true }), ctx.ix.db.pragma('synchronous', { simple: true })]).toEqual(['delete', 2]);
+    expect(ctx.ix.recall('disk')).toEqual([]);
+    loader.exec('COMMIT');
+    loader.close();
+    ctx.ix.ingestSession(writeSession(ctx.t.sessions, 's-after', escalatingSession()));
+    expect([ctx.ix.db.pragma('journal_mode', { simple: true }), ctx.ix.db.pragma('synchronous', { simple: true })]).toEqual(['wal', 1]);
+    expect(ctx.ix.stats().facts).toBe(2);
   });
 
   it('a closed index refuses use, naming what to do', () => {
