@@ -203,11 +203,15 @@ export class Ledger {
     return out;
   }
 
-  /** Commit and close; a ledger whose writes failed is closed without a commit (nothing more can be made durable). */
-  close(): void {
+  /**
+   * Commit and close; a ledger whose writes failed is closed without a commit (nothing more can be
+   * made durable). With `commit: false` the events appended since the last commit are left for the
+   * caller to make durable: it fdatasyncs the file itself before it reports anything they hold.
+   */
+  close(opts: { commit?: boolean } = {}): void {
     if (this.closed) return;
     try {
-      if (!this.broken) this.commit();
+      if (!this.broken && opts.commit !== false) this.commit();
     } finally {
       closeSync(this.fd);
       this.closed = true;
