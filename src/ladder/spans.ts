@@ -24,41 +24,9 @@ function lazyNumbers(source: string): () => Set<number> {
   return () => (cached ??= new Set(Array.from(source.matchAll(/-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g), (m) => Number(m[0]))));
 }
 
-/** The schema of a value the schema says nothing about (no such property, no items). */
-const EMPTY: Node = Object.freeze({});
-
-/** Per schema document, per node of it: whether a mark is reachable from the node (extractiveBelow). */
-const marks = new WeakMap<object, WeakMap<object, boolean>>();
-
-/**
- * Whether any schema node reachable from `node` — its members at any depth and the `#/` references
- * among them — is marked `x-extractive`. A subtree with no mark below it cannot fail the rule, so
- * the walk skips its values instead of visiting every leaf (a fact's many numbers, say). Kept per
- * schema node, so a worker works it out once per schema. It looks at more than the walk follows
- * (every member, not only the keywords), so a false is always safe.
- */
-function extractiveBelow(handle: SchemaHandle, node: Node): boolean {
-  let perDoc = marks.get(handle.json);
-  if (!perDoc) marks.set(handle.json, (perDoc = new WeakMap()));
-  let found = perDoc.get(node);
-  if (found === undefined) perDoc.set(node, (found = reaches(handle, node, new Set())));
-  return found;
-}
-
-function reaches(handle: SchemaHandle, node: unknown, seen: Set<object>): boolean {
-  if (node === null || typeof node !== 'object' || seen.has(node)) return false;
-  seen.add(node);
-  if (Array.isArray(node)) return node.some((n) => reaches(handle, n, seen));
-  const o = node as Node;
-  if (o['x-extractive'] === true) return true;
-  if (typeof o.$ref === 'string' && o.$ref.startsWith('#/') && reaches(handle, nodeAt(handle, decodeURIComponent(o.$ref.slice(1))), seen)) return true;
-  return Object.values(o).some((v) => reaches(handle, v, seen));
-}
-
 function walk(value: unknown, node: unknown, ptr: string, where: string, extractive: boolean, handle: SchemaHandle, source: string, numbers: () => Set<number>, depth: number): string | null {
   if (value === null || depth > 64) return null;
-  const s = node !== null && typeof node === 'object' ? (node as Node) : EMPTY;
-  if (!extractive && !extractiveBelow(handle, s)) return null;
+  const s = node !== null && typeof node === 'object' ? (node as Node) : {};
   const marked = extractive || s['x-extractive'] === true;
   const here = where === '' ? '/' : where;
   if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) {
@@ -83,7 +51,7 @@ function walk(value: unknown, node: unknown, ptr: string, where: string, extract
   if (Array.isArray(value)) {
     const items = s.items;
     for (let i = 0; i < value.length; i++) {
-      const sub = items && typeof items === 'object' && !Array.isArray(items) ? items : EMPTY;
+      const sub = items && typeof items === 'object' && !Array.isArray(items) ? items : {};
       const err = walk(value[i], sub, childPointer(ptr, 'items'), `${where}/${i}`, marked, handle, source, numbers, depth + 1);
       if (err) return err;
     }
