@@ -203,11 +203,7 @@ export class Ledger {
     return out;
   }
 
-  /**
-   * Commit and close; a ledger whose writes failed is closed without a commit (nothing more can be
-   * made durable). With `commit: false` the events appended since the last commit are left for the
-   * caller to make durable: it fdatasyncs the file itself before it reports anything they hold.
-   */
+  /** Commit and close (`commit: false`: the caller syncs the file before it reports what it holds); a ledger whose writes failed is closed without a commit. */
   close(opts: { commit?: boolean } = {}): void {
     if (this.closed) return;
     try {

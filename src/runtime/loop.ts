@@ -58,12 +58,7 @@ export interface LoopDeps {
   inputs?: Record<string, DirectInput>;
   /** serve every step with this provider only (pico call --provider) */
   onlyProvider?: string;
-  /**
-   * leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes
-   * it), and with it the answer's fdatasync: the caller makes the ledger durable before it
-   * publishes the result (the daemon does, on its thread pool, so the session worker goes on to the
-   * next job instead of waiting for the disk). Every commit before the answer is the loop's, as ever.
-   */
+  /** leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes it), and the answer's fdatasync, which it does first */
   deferResult?: boolean;
   /**
    * close the session instead of running it: every step not yet done is written as failed,
