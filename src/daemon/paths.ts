@@ -47,8 +47,15 @@ export function daemonPaths(root: string): DaemonPaths {
   };
 }
 
-/** Files of one session folder. */
+/** A single plain folder name: joined to a normalised folder by concatenation, it is what join() makes. */
+const PLAIN_NAME = /^(?!\.{1,2}$)[^/]+$/;
+
+/**
+ * Files of one session folder. A session id is a plain name, so its paths are concatenated:
+ * join() normalises every path character by character, and the daemon asks for these paths a
+ * few times per job (claim, sync, cancel look, ingest), which showed in its profile.
+ */
 export function sessionFiles(paths: DaemonPaths, id: string): { dir: string; job: string; result: string; ledger: string } {
-  const dir = join(paths.sessions, id);
-  return { dir, job: join(dir, 'job.json'), result: join(dir, 'result.json'), ledger: join(dir, 'events.jsonl') };
+  const dir = PLAIN_NAME.test(id) ? `${paths.sessions}/${id}` : join(paths.sessions, id);
+  return { dir, job: `${dir}/job.json`, result: `${dir}/result.json`, ledger: `${dir}/events.jsonl` };
 }

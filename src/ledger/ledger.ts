@@ -203,11 +203,11 @@ export class Ledger {
     return out;
   }
 
-  /** Commit and close; a ledger whose writes failed is closed without a commit (nothing more can be made durable). */
-  close(): void {
+  /** Commit and close (`commit: false`: the caller syncs the file before it reports what it holds); a ledger whose writes failed is closed without a commit. */
+  close(opts: { commit?: boolean } = {}): void {
     if (this.closed) return;
     try {
-      if (!this.broken) this.commit();
+      if (!this.broken && opts.commit !== false) this.commit();
     } finally {
       closeSync(this.fd);
       this.closed = true;

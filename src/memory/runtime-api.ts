@@ -74,6 +74,8 @@ export function ingestAfterJob(root: string, sessionId: string): IngestResult {
  */
 export class MeasurementReader {
   private ix: MemoryIndex | null = null;
+  /** `PRAGMA data_version` prepared once per connection: db.pragma() compiles the statement anew on every call, once a job */
+  private dataVersion: { get(): unknown } | null = null;
   private model: CostModel | null = null;
   private ino: number | null = null;
   private readonly answers = new Map<string, { version: number; value: Measurements }>();
@@ -99,12 +101,13 @@ export class MeasurementReader {
       this.close();
       try {
         this.ix = MemoryIndex.open(db, { readonly: true });
+        this.dataVersion = this.ix.db.prepare('PRAGMA data_version').pluck();
       } catch {
         return CostModel.declaredOnly(manifests, providerIds, schemaIds);
       }
       this.ino = ino;
     }
-    const version = this.ix!.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion!.get() as number;
     return this.keep(key, version, () => (this.model ??= this.ix!.cost(manifests)).measurementsFor(providerIds, schemaIds, { ...opts, now }));
   }
 
@@ -127,6 +130,7 @@ export class MeasurementReader {
   close(): void {
     this.ix?.close();
     this.ix = null;
+    this.dataVersion = null;
     this.model = null;
     this.ino = null;
     this.answers.clear();

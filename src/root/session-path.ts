@@ -51,7 +51,7 @@ export interface RunOptions {
   runTool?: ToolRunner;
   inputs?: Record<string, DirectInput>;
   onlyProvider?: string;
-  /** return the result document instead of writing result.json (the daemon writes it) */
+  /** return the result document instead of writing result.json (the daemon writes it), and leave the answer's fdatasync to the caller, which does it first (daemon/settle.ts) */
   deferResult?: boolean;
   /** close the session with this reason instead of running its remaining steps (LoopDeps.closeReason) */
   closeReason?: string;

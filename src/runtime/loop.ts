@@ -58,7 +58,7 @@ export interface LoopDeps {
   inputs?: Record<string, DirectInput>;
   /** serve every step with this provider only (pico call --provider) */
   onlyProvider?: string;
-  /** leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes it) */
+  /** leave result.json to the caller, who gets the document in LoopResult.result (the daemon writes it), and the answer's fdatasync, which it does first */
   deferResult?: boolean;
   /**
    * close the session instead of running it: every step not yet done is written as failed,
@@ -127,7 +127,7 @@ export async function runLoop(deps: LoopDeps): Promise<LoopResult> {
       }
       sendAnswer(d, ledger, foldSession(ledger.all), run.budget, run.plan);
     }
-    ledger.close();
+    ledger.close({ commit: !d.deferResult });
     const doc = resultFromEvents(d.sessionId, ledger.all);
     if (d.deferResult) return { sessionId: d.sessionId, outcome: doc.outcome, answer: doc.answer, resultPath: join(d.sessionDir, RESULT_FILE), result: doc };
     const resultPath = writeResult(d.sessionDir, doc);
@@ -378,6 +378,7 @@ function sendAnswer(d: LoopDeps, ledger: Ledger, state: SessionState, budget: Bu
   const trust = weakest(held.map((f) => f.trust), 'T0');
   const spent = d.clock.measured(ledger.nextSeq, 'spent', budget.spent());
   ledger.append({ type: 'answer_sent', outcome, text, missing, trust, spent, ...(said.length ? { sentences: said } : {}) });
-  ledger.commit();
+  // durable now, or by the caller that publishes the answer (deferResult: the daemon syncs it first)
+  if (!d.deferResult) ledger.commit();
   d.log.debug({ session: d.sessionId, outcome, missing: missing.length }, 'answer sent');
 }

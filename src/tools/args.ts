@@ -29,7 +29,13 @@ import type { SchemaHandle } from '../ladder/types.js';
 import { interpreterArgv, placeholder } from '../base/argv-grammar.js';
 import type { ToolManifest } from '../registry/manifest.js';
 
-const handles = new WeakMap<ToolManifest, SchemaHandle>();
+/**
+ * Compiled input schemas, by the schema object: the step hands the runner a copy of the manifest
+ * whose time limit is cut to the job's budget (runtime/budget.ts clipToBudget), a new object on
+ * every call that shares the original's input_schema, so keying by the manifest compiled (and
+ * digested) the schema again on every tool call.
+ */
+const handles = new WeakMap<object, SchemaHandle>();
 
 /** A refusal of the arguments: tool_failed, naming the tool and the argument (and why, in plain words, where a path is not there). */
 function refuse(tool: ToolManifest, message: string, cause?: { id: string; plain: string }): ProviderError {
@@ -44,12 +50,13 @@ const PATH_CAUSES: Record<string, { id: string; plain: string }> = {
   ELOOP: { id: 'path_loops', plain: 'that path is a loop of symbolic links' },
 };
 
-/** The compiled input schema of a tool, compiled once per manifest object. */
+/** The compiled input schema of a tool, compiled once per schema object (and tool name, which its handle carries). */
 function inputSchema(tool: ToolManifest): SchemaHandle {
-  let h = handles.get(tool);
-  if (!h) {
-    h = compileSchema(tool.input_schema, `tool:${tool.name}/input`);
-    handles.set(tool, h);
+  const id = `tool:${tool.name}/input`;
+  let h = handles.get(tool.input_schema);
+  if (!h || h.id !== id) {
+    h = compileSchema(tool.input_schema, id);
+    handles.set(tool.input_schema, h);
   }
   return h;
 }
