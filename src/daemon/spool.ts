@@ -9,15 +9,12 @@
  * is still handled: it is only taken once two looks at least `settleMs` apart
  * see the same inode, size and mtime — a file still growing is left alone.
  *
- * Mechanics (the tsx watcher pattern): the inbox folder is watched and
- * nothing in it, and its events are only a trigger. On a local filesystem
- * that is the kernel's change events (inotify) through node's fs.watch, what
- * chokidar's event mode rests on: chokidar itself, on each event for the
- * folder (at most once a second), lists it and lstat()s every entry, ignored
- * or not, which in a burst of hundreds of job files cost the daemon more than
- * its own look at them. On a network or FUSE filesystem, where a file written
- * by another machine raises no event here, chokidar polls the folder instead
- * (fs-kind.ts decides, `watch` in settings.json overrides). We
+ * Mechanics (the tsx watcher pattern): chokidar watches the inbox folder and
+ * nothing in it (every entry is ignored, so it neither stats nor watches each
+ * job file: that per-file work cost more than the jobs in a burst); its events
+ * for the folder are only a trigger. On a network or FUSE filesystem, where a
+ * file written by another machine raises no event here, chokidar polls the
+ * folder instead (fs-kind.ts decides, `watch` in settings.json overrides). We
  * wait for chokidar's `ready`, debounce bursts of events into one scan, and
  * de-duplicate by taking the directory listing as the truth — an entry
  * already handed to the daemon is not handed again until it has left the
@@ -32,7 +29,7 @@
  * This module decides nothing about validity and moves nothing; it only says
  * "these are stable".
  */
-import { lstatSync, readdirSync, watch as watchFolder, type FSWatcher as FolderWatcher, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
@@ -68,8 +65,7 @@ interface Look {
 }
 
 export class Spool {
-  /** chokidar polling the inbox, or node's watcher on its change events */
-  private watcher: FSWatcher | FolderWatcher | null = null;
+  private watcher: FSWatcher | null = null;
   /** the inode of the inbox folder the watch began on */
   private watchedIno: number | null = null;
   private looks = new Map<string, Look>();
@@ -106,9 +102,9 @@ export class Spool {
   }
 
   /**
-   * Watch the inbox folder itself (its change events, or chokidar polling it with every entry
-   * ignored): any event is the trigger; scan() looks at the entries. A watch that fails or errs
-   * is dropped, and the periodic rescan covers the inbox and tries to watch it again.
+   * Watch the inbox folder itself with chokidar, every entry ignored: any event is the trigger;
+   * scan() looks at the entries. A watch that fails or errs is dropped, and the periodic rescan
+   * covers the inbox and tries to watch it again.
    */
   private async watchInbox(): Promise<void> {
     if (this.closed) return;
@@ -120,45 +116,16 @@ export class Spool {
     if (this.watchedIno === null) return; // no folder to watch yet: the rescan tries again
     const how = pollingFor(inbox, this.opts.watch ?? 'auto');
     const pollMs = this.opts.pollMs ?? 1000;
-    const trigger = (): void => this.schedule(this.debounceMs);
-    if (how.polling) {
-      const watcher = await this.pollInbox(inbox, pollMs, trigger);
-      if (!watcher) return;
-      this.watcher = watcher;
-    } else {
-      let watcher: FolderWatcher;
-      try {
-        watcher = watchFolder(inbox, trigger);
-      } catch (err) {
-        this.opts.log.warn({ err }, `could not watch the inbox (${(err as Error).message}); the periodic rescan still covers it`);
-        return;
-      }
-      watcher.on('error', (err) => {
-        this.opts.log.warn({ err }, `inbox watcher error (${err.message}); the periodic rescan still covers the inbox`);
-        if (this.watcher === watcher) this.watcher = null;
-        watcher.close();
-      });
-      if (this.closed) return void watcher.close();
-      this.watcher = watcher;
-    }
-    if (how.polling !== this.polling || !this.announced) {
-      this.opts.log.info({ event: 'inbox_watch', mode: how.polling ? 'polling' : 'events', poll_ms: how.polling ? pollMs : null, why: how.why }, `watching ${inbox} by ${how.polling ? `polling every ${pollMs} ms` : 'change events'} (${how.why})`);
-    }
-    this.polling = how.polling;
-    this.announced = true;
-  }
-
-  /** chokidar polling the inbox folder, every entry ignored; null when it failed or the spool closed meanwhile. */
-  private async pollInbox(inbox: string, pollMs: number, trigger: () => void): Promise<FSWatcher | null> {
     const watcher = watch(inbox, {
       depth: 0,
       followSymlinks: false,
       ignoreInitial: true,
       ignored: (p: string) => resolve(p) !== inbox,
-      usePolling: true,
+      usePolling: how.polling,
       interval: pollMs,
       binaryInterval: pollMs,
     });
+    const trigger = (): void => this.schedule(this.debounceMs);
     watcher.on('raw', trigger).on('all', trigger);
     watcher.on('error', (err) => {
       this.opts.log.warn({ err }, `inbox watcher error (${(err as Error).message}); the periodic rescan still covers the inbox`);
@@ -166,11 +133,13 @@ export class Spool {
       void watcher.close();
     });
     await new Promise<void>((ok) => watcher.once('ready', () => ok()));
-    if (this.closed) {
-      void watcher.close();
-      return null;
+    if (this.closed) return void watcher.close();
+    this.watcher = watcher;
+    if (how.polling !== this.polling || !this.announced) {
+      this.opts.log.info({ event: 'inbox_watch', mode: how.polling ? 'polling' : 'events', poll_ms: how.polling ? pollMs : null, why: how.why }, `watching ${inbox} by ${how.polling ? `polling every ${pollMs} ms` : 'change events'} (${how.why})`);
     }
-    return watcher;
+    this.polling = how.polling;
+    this.announced = true;
   }
 
   private announced = false;
