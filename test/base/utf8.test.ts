@@ -45,4 +45,23 @@ describe('decodeUtf8Strict', () => {
     expect(r).toEqual({ offset: 12, problem: 'byte offset 12 (0xe9) is not valid UTF-8' });
     expect('problem' in r && r.problem).not.toMatch(/caf/);
   });
+
+  // issue 32: node's own check answers first; it and the rule as written must agree on every text
+  it('agrees with a strict decoder on many random byte strings, valid or not', () => {
+    const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let n = 0; n < 3000; n++) {
+      const len = Math.floor(next() * 12);
+      const pool = [0x41, 0x7f, 0x80, 0xbf, 0xc2, 0xc0, 0xdf, 0xe0, 0xa0, 0xed, 0x9f, 0xef, 0xf0, 0x90, 0xf4, 0x8f, 0xf5, 0xff];
+      const b = Uint8Array.from({ length: len }, () => pool[Math.floor(next() * pool.length)]!);
+      let ok = true;
+      try {
+        strict.decode(b);
+      } catch {
+        ok = false;
+      }
+      expect(firstInvalidUtf8(b) === null, Buffer.from(b).toString('hex')).toBe(ok);
+    }
+  });
 });
