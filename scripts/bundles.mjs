@@ -28,7 +28,7 @@
  * folder, with the node flags the service runs it with (the ExecStart of
  * systemd/picoharness.service, which npm start uses too); at READY it keeps its code cache beside
  * the bundle and stops (PICO_BUNDLE_WARM=1, src/base/bundle-run.ts says why the daemon never
- * makes its own). A warm-up that fails is said, and the daemon then runs its bundle uncached.
+ * makes its own). A warm-up that fails is said, and the daemon then runs from its modules.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -121,19 +121,21 @@ function serviceFlags() {
   return m[1].trim().split(/\s+/).filter(Boolean);
 }
 
-const daemonCaches = readdirSync(OUT_DIR).filter((f) => f.startsWith('daemon.cjs.') && f.endsWith('.cache'));
-if (daemonCaches.length === 0) {
+// the cache the service's daemon looks for beside its bundle (no cache folder, no NODE_OPTIONS)
+const { cacheFilesFor } = await import(join(ROOT, 'dist', 'src', 'base', 'bundle-run.js'));
+const daemonBundle = join(OUT_DIR, 'daemon.cjs');
+const flags = serviceFlags();
+const wanted = cacheFilesFor(daemonBundle, readFileSync(daemonBundle, 'utf8'), flags, {})[0];
+if (!existsSync(wanted)) {
   const tmp = mkdtempSync(join(tmpdir(), 'pico-warm-'));
   try {
-    const flags = serviceFlags();
     const r = spawnSync(process.execPath, [...flags, join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'daemon', '--init', '--root', join(tmp, 'root')], {
-      env: { ...process.env, PICO_BUNDLE_WARM: '1', PICO_LOG_LEVEL: 'error', NOTIFY_SOCKET: '', CACHE_DIRECTORY: '' },
+      env: { ...process.env, PICO_BUNDLE_WARM: '1', PICO_LOG_LEVEL: 'error', NOTIFY_SOCKET: '', CACHE_DIRECTORY: '', NODE_OPTIONS: '' },
       stdio: ['ignore', 'ignore', 'pipe'],
       encoding: 'utf8',
       timeout: 60_000,
     });
-    const made = readdirSync(OUT_DIR).some((f) => f.startsWith('daemon.cjs.') && f.endsWith('.cache'));
-    if (!made) process.stdout.write(`bundles: the daemon's warm-up start kept no code cache (exit ${r.status ?? r.signal}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}); the daemon runs its bundle uncached\n`);
+    if (!existsSync(wanted)) process.stdout.write(`bundles: the daemon's warm-up start kept no code cache (exit ${r.status ?? r.signal}${r.stderr ? `: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}); the daemon runs from its modules\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
