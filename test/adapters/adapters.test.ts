@@ -8,7 +8,7 @@ import { createShellAdapter } from '../../src/adapters/shell.js';
 import { createAdapters, disposeAdapters, invokeProvider } from '../../src/adapters/index.js';
 import { nodeLlamaCppImported } from '../../src/adapters/gguf-llama.js';
 import { codeProviderSchema, ggufProviderSchema, shellProviderSchema, type ManifestOfKind } from '../../src/registry/manifest.js';
-import { killMarked, marker, survivorsAfter } from '../world/helpers.js';
+import { GONE_WITHIN_MS, killMarked, marker, survivorsAfter } from '../world/helpers.js';
 import { providerError } from '../helpers/provider-error.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures');
@@ -82,7 +82,7 @@ describe('shell adapter', () => {
     const m = shell('stuck', ['scripts/hang.sh', mark], { timeout_ms: 300, max_output_bytes: 1000 });
     const e = await providerError(createShellAdapter().invoke(m, request()));
     expect(e.type).toBe('tool_timeout');
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('a provider that floods stdout is killed and is tool_failed', async () => {
@@ -137,7 +137,7 @@ describe('adapter set', () => {
     while ((await survivorsAfter(mark, 0)).length === 0) await new Promise((r) => setTimeout(r, 20));
     await disposeAdapters(adapters);
     await expect(pending).rejects.toThrow(/shell adapter disposed/);
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
     expect(nodeLlamaCppImported()).toBe(false);
     await expect(invokeProvider(adapters, m, request())).rejects.toThrow(/invoked after dispose/);
     await disposeAdapters(adapters);

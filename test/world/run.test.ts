@@ -9,7 +9,7 @@ import { makeWorkDir } from '../../src/world/workdir.js';
 import type { WorldCapabilities } from '../../src/world/capabilities.js';
 import { NO_ISOLATION, tryWrapper, worldCapabilities } from '../../src/world/sandbox.js';
 import { existsSync } from 'node:fs';
-import { SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
+import { GONE_WITHIN_MS, SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
 
 let caps: WorldCapabilities;
 const cleanups: Array<() => Promise<void>> = [];
@@ -45,7 +45,7 @@ describe('runInWorld', () => {
     expect(r.exitCode).toBeNull();
     expect(r.durationMs).toBeGreaterThanOrEqual(300);
     expect(r.cause).toMatch(/300 ms wall-clock limit/);
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('a flood on stdout is cut at the cap, marked truncated, and killed', async () => {
@@ -75,7 +75,7 @@ describe('runInWorld', () => {
     expect(r.stdout).toContain('parent done');
     expect(r.stdout).not.toContain('late');
     expect(r.durationMs).toBeLessThan(20_000);
-    if (caps.treeDiesWithLeader) expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    if (caps.treeDiesWithLeader) expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('without namespaces a grandchild holding the pipe still does not block (pipes are closed after the grace)', async () => {
@@ -96,7 +96,7 @@ describe('runInWorld', () => {
     const r = await runInWorld({ readable: [SCRIPTS], argv: ['sh', join(SCRIPTS, 'hang.sh'), mark], cwd, timeoutMs: 200, maxOutputBytes: 1000 },
       { capabilities: NONE });
     expect(r.timedOut).toBe(true);
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('without namespaces a flood is still cut at the cap', async () => {
@@ -217,7 +217,7 @@ describe('runInWorld', () => {
       signal: ac.signal });
     expect(r.canceled).toBe(true);
     expect(r.timedOut).toBe(false);
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('bad requests are refused before anything runs, naming the field', async () => {

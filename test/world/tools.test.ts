@@ -7,7 +7,7 @@ import { type ToolManifest, toolManifestSchema } from '../../src/registry/manife
 import { runTool } from '../../src/tools/run.js';
 import { makeWorkDir } from '../../src/world/workdir.js';
 import { providerError } from '../helpers/provider-error.js';
-import { SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
+import { GONE_WITHIN_MS, SCRIPTS, killMarked, marker, survivorsAfter, tempDir } from './helpers.js';
 
 const MANIFESTS = resolve(import.meta.dirname, '../../manifests/tools');
 const cleanups: Array<() => Promise<void>> = [];
@@ -134,7 +134,7 @@ describe('runTool', () => {
     const e = await providerError(runTool(t, {}, ctx));
     expect(e.type).toBe('tool_timeout');
     expect(e.message).toMatch(/timeout_ms = 300 ms/);
-    expect(await survivorsAfter(mark, 1000)).toEqual([]);
+    expect(await survivorsAfter(mark, GONE_WITHIN_MS)).toEqual([]);
   });
 
   it('a tool that floods stdout is cut at the cap, killed, and becomes tool_failed', async () => {
