@@ -106,12 +106,15 @@ export function killTree(pid: number): number[] {
   // more, but SIGSTOP lands asynchronously, so one still running may fork once more after a scan
   const running = () => [pid, ...frozen].some((p) => { const st = procStat(p)?.state; return st !== undefined && !'TtZX'.includes(st); });
   for (let round = 0; round < 200; round++) {
+    // stopped before the scan began, then none new in it: nothing can have forked since. (Asked
+    // after the scan, a process that stopped only then could have forked once more meanwhile.)
+    const allStopped = !running();
     const fresh = descendants(pid).filter((p) => !frozen.has(p));
     for (const p of fresh) {
       signal(p, 'SIGSTOP');
       frozen.add(p);
     }
-    if (fresh.length === 0 && !running()) break;
+    if (fresh.length === 0 && allStopped) break;
     if (fresh.length === 0) Atomics.wait(PAUSE, 0, 0, 1); // 1 ms for the stops to land
   }
   const leaders = [...frozen].filter((p) => procStat(p)?.pgid === p);
