@@ -189,8 +189,9 @@ if [ "$DRY" = 0 ]; then
   done
 fi
 for d in src providers; do run cp -Rp "$SRC/dist/$d" "$APP.new/dist/"; done
-# the session worker's bundle (scripts/bundle-worker.mjs), with any code cache a worker of the
-# checkout kept: V8 takes a cache only from the same node and flags, and ignores it otherwise
+# the daemon's and the session worker's bundles (scripts/bundles.mjs), with the daemon's code cache
+# the build made and any a worker of the checkout kept: V8 takes a cache only from the same node
+# and flags, and ignores it otherwise
 if [ -d "$SRC/dist/bundle" ]; then run cp -Rp "$SRC/dist/bundle" "$APP.new/dist/"; fi
 if [ "$NPM" = 1 ]; then
   # the dependencies npm ci installed for the build, less the devDependencies: npm runs once

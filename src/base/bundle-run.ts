@@ -31,8 +31,6 @@ const HEAD = /^\/\/ picoharness bundle ([0-9a-f]{16,64})\n/;
 export interface BundleRun {
   /** what the bundle's entry module exports */
   exports: unknown;
-  /** the cache file this process looks for and would write */
-  cacheFile: string;
   /** 'used': V8 took the cache; 'none': there was none; 'rejected': V8 would not take it */
   cache: 'used' | 'none' | 'rejected';
 }
@@ -131,7 +129,7 @@ export function runBundle(bundle: string, keep: KeepCache = 'missing', env: Node
   const fn = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   fn(mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
   mod.loaded = true;
-  return { exports: mod.exports, cacheFile: files[0] ?? '', cache };
+  return { exports: mod.exports, cache };
 }
 
 /**

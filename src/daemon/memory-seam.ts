@@ -15,7 +15,7 @@ export interface MemoryHook {
 
 // Memory is optional: its module is imported at run time and the worker still starts (without
 // ingest) when the module is absent or broken. Each import is written out whole, so that the
-// worker's bundle (scripts/bundle-worker.mjs) carries memory inside it.
+// worker's bundle (scripts/bundles.mjs) carries memory inside it.
 const MEMORY_MODULES: ReadonlyArray<() => Promise<unknown>> = [() => import('../memory/index.js'), () => import('../memory/memory-index.js')];
 
 /** Open the episodic memory index, or null (logged at warn) when it cannot be opened. */

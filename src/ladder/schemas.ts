@@ -36,7 +36,7 @@ interface Compiled {
 // Ajv (CommonJS) is required at the first compilation, not imported: a session worker reads its
 // manifests and says ready before it compiles a schema (issue 24, root/runtime.ts warm()). Each
 // require is written out whole, so that the worker's bundle carries Ajv inside it, in its code
-// cache (scripts/bundle-worker.mjs).
+// cache (scripts/bundles.mjs).
 const ajv2020 = (): { Ajv2020: typeof Ajv2020 } => createRequire(import.meta.url)('ajv/dist/2020') as { Ajv2020: typeof Ajv2020 };
 const ajv07 = (): { Ajv: typeof Ajv } => createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
 const registry = new Map<string, Compiled>();

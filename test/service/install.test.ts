@@ -120,7 +120,7 @@ describe('systemd/install.sh', () => {
     expect(first.out).toMatch(/\(skipped: systemctl enable --now picoharness\.service\)/);
     // the app: what runs and its docs, not the development checkout
     expect(readdirSync(app).sort()).toEqual(['.npmrc', 'README.md', 'dist', 'docs', 'examples', 'manifests', 'node_modules', 'package-lock.json', 'package.json', 'prompts', 'providers', 'systemd']);
-    // dist/bundle: the session worker's bundle (scripts/bundle-worker.mjs), which the installed daemon forks
+    // dist/bundle: the daemon's and the session worker's bundles (scripts/bundles.mjs), which the installed daemon runs
     expect(readdirSync(join(app, 'dist')).sort()).toEqual(['bundle', 'providers', 'src']);
     expect(readdirSync(join(app, 'dist', 'bundle'))).toContain('worker.cjs');
     expect(readdirSync(join(app, 'providers')).every((n) => n.endsWith('.sh'))).toBe(true);
