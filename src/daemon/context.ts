@@ -57,6 +57,8 @@ export interface InFlight {
   /** the worker started it (it waited behind the previous one until then) */
   begun: boolean;
   cancelling: boolean;
+  /** the worker answered (done or failed): the job no longer waits in it, its result is being settled */
+  answered: boolean;
   t0: number;
   settled: Promise<void>;
 }

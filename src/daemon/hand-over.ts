@@ -4,7 +4,8 @@
  *
  * The worker runs one session at a time; up to HANDED_OVER more wait in it,
  * so it never idles between jobs of a burst while the daemon's process is
- * busy with intake. A job waiting in the worker is taken back when a more
+ * busy with intake; a job the worker answered gives its place up while this
+ * process makes the answer durable (up to SETTLING of them). A job waiting in the worker is taken back when a more
  * urgent one arrives, so the order stays budget class, then arrival (queue.ts).
  * Nothing is handed over while a pause lasts (the disk, disk-pause.ts, or a
  * worker that could not start, settle-failure.ts), nor while the running
@@ -19,9 +20,26 @@ import type { StepProgress } from './worker-protocol.js';
 
 /**
  * Jobs handed to the worker beyond the running one, so it never waits for this process between
- * jobs (a slice of claims during a burst keeps this process busy for a few jobs' time).
+ * jobs (a slice of claims during a burst keeps this process busy for a few jobs' time). A job the
+ * worker has answered no longer counts: its result is settled here (the ledger's fdatasync, then
+ * result.json), and the worker goes on meanwhile. Counting it until its result.json was written
+ * made the worker wait for this process's disk and its claim slices at the start of every burst.
  */
-const HANDED_OVER = 8;
+export const HANDED_OVER = 8;
+
+/**
+ * Answered jobs still settling, beyond which nothing more is handed over: the worker leaves each
+ * answer's fdatasync to this process, so on a disk slower than the jobs it would otherwise run
+ * ahead of the disk without bound, each answer waiting here with its result text in memory.
+ */
+export const SETTLING = 32;
+
+/** Jobs in the worker: running or waiting there, not yet answered. */
+function inWorker(d: DaemonContext): number {
+  let n = 0;
+  for (const f of d.inFlight.values()) if (!f.answered) n++;
+  return n;
+}
 
 /** Hand jobs to the worker until HANDED_OVER wait behind the running one; take back one that a more urgent job now outranks. */
 export function dispatch(d: DaemonContext): void {
@@ -45,7 +63,7 @@ export function dispatch(d: DaemonContext): void {
       }
     }
   }
-  while (d.inFlight.size < 1 + HANDED_OVER) {
+  for (let n = inWorker(d); n < 1 + HANDED_OVER && d.inFlight.size < 1 + HANDED_OVER + SETTLING; n++) {
     const item = d.queue.shift();
     if (!item) break;
     handOver(d, item);
@@ -56,7 +74,7 @@ export function dispatch(d: DaemonContext): void {
 /** Give one job to the worker and settle it when the worker answers. */
 function handOver(d: DaemonContext, item: QueuedJob): void {
   const base = { job: item.id, session: item.id };
-  const f: InFlight = { item, begun: false, cancelling: false, t0: 0, settled: Promise.resolve() };
+  const f: InFlight = { item, begun: false, cancelling: false, answered: false, t0: 0, settled: Promise.resolve() };
   let stepAt = 0; // ms since the run began, in the worker's clock
   let stepInfo: { tool: string | null; capability: string | null } = { tool: null, capability: null };
   const onBegin = (): void => {
@@ -105,8 +123,12 @@ function handOver(d: DaemonContext, item: QueuedJob): void {
   d.inFlight.set(item.id, f);
   const close = d.closing.get(item.id);
   const cancelled = close !== undefined && d.cancels.has(item.id);
+  const answered = (): void => {
+    f.answered = true;
+    d.wake(); // room in the worker for the next job while this one settles
+  };
   f.settled = d.runtime!.run(item.id, { onBegin, onEvent, ...(close ? { close, ...(cancelled ? { cancelled } : {}) } : {}) })
-    .then((r) => settle(d, f, r), (err: unknown) => settleFailure(d, f, err as Error))
+    .then((r) => (answered(), settle(d, f, r)), (err: unknown) => (answered(), settleFailure(d, f, err as Error)))
     .catch((err: unknown) => d.log.error({ err, ...base }, `settling session ${item.id}: ${(err as Error).message}`))
     .finally(() => {
       d.inFlight.delete(item.id);
