@@ -21,7 +21,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSessionId, newSessionId } from '../ledger/session-id.js';
-import { syncDir } from '../base/durable-file.js';
+import { fsyncDir, fsyncDirs } from '../base/durable-file.js';
 import { sessionFiles, type DaemonPaths } from './paths.js';
 
 export interface Claimed {
@@ -88,11 +88,13 @@ export async function claimJob(paths: DaemonPaths, name: string, preferredId: st
   return { id, jobPath: files.job };
 }
 
-/** Make a batch of claims durable: the inbox, the sessions folder and each claimed session folder. */
+/**
+ * Make a batch of claims durable: the sessions folder and each claimed session folder together
+ * (fsyncDirs), then the inbox, whose entries have left it only once their new places are on the
+ * disk. The daemon's thread hands jobs over and settles answers while the disk works.
+ */
 export async function syncClaims(paths: DaemonPaths, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  // Synchronous: a batch of directory fsyncs through the thread pool costs more in hops than in disk.
-  syncDir(paths.sessions);
-  for (const id of ids) syncDir(sessionFiles(paths, id).dir);
-  syncDir(paths.inbox);
+  await fsyncDirs([paths.sessions, ...ids.map((id) => sessionFiles(paths, id).dir)]);
+  await fsyncDir(paths.inbox);
 }

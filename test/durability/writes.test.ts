@@ -4,10 +4,10 @@
  * one (never a prefix, no temp file left), and every ledger append that
  * returned is on disk in full while the file always ends at an event boundary.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/base/durable-file.js';
+import { fsyncDirs, writeFileAtomic, writeFileAtomicSync } from '../../src/base/durable-file.js';
 import { Ledger, readLedger } from '../../src/ledger/ledger.js';
 import { isStorageError } from '../../src/base/storage-error.js';
 import { tempDir } from '../helpers/temp.js';
@@ -69,5 +69,21 @@ describe.skipIf(tmpfsProbe !== null)(`whole writes on a full disk${tmpfsProbe ? 
     expect(reopened.ledger.all.length).toBe(appended);
     reopened.ledger.close();
     expect(existsSync(join(dir, 'events.jsonl'))).toBe(true);
+  });
+});
+
+describe('fsyncDirs (a batch of claims made durable together)', () => {
+  it('syncs every folder given; one that cannot be opened fails the call by its name, after the others, and no descriptor is left open', async () => {
+    const base = tempDir('pico-fsync-dirs-');
+    const dirs = ['a', 'b', 'c'].map((n) => join(base, n));
+    for (const d of dirs) mkdirSync(d);
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    await fsyncDirs(dirs);
+    expect(fds()).toBe(before);
+    const missing = join(base, 'gone');
+    await expect(fsyncDirs([dirs[0]!, missing, dirs[1]!])).rejects.toMatchObject({ code: 'ENOENT', path: missing });
+    expect(fds()).toBe(before);
+    await expect(fsyncDirs([])).resolves.toBeUndefined();
   });
 });
