@@ -28,7 +28,8 @@ export async function runtimeAlone(root: string, jobs: number): Promise<number> 
     writeFileSync(join(dir, 'job.json'), job);
     return id;
   });
-  const rt = await openRuntime(root, { log: pino({ level: 'silent' }) });
+  // watching the manifest folders as the session worker does (worker.ts), so a job does not stat them all
+  const rt = await openRuntime(root, { log: pino({ level: 'silent' }), watchManifests: true });
   try {
     await rt.runSession(ids.shift()!); // warm-up, as the daemon's first job
     const t0 = performance.now();
