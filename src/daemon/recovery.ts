@@ -50,7 +50,8 @@ export async function findUnfinished(paths: DaemonPaths): Promise<{ unfinished: 
   }
   for (const id of names.filter(isSessionId)) {
     const f = sessionFiles(paths, id);
-    if (!existsSync(f.job) || isWholeResult(f.result)) continue;
+    // the result first: most sessions of a root have one, and then job.json need not be looked for
+    if (isWholeResult(f.result) || !existsSync(f.job)) continue;
     let text: string;
     let claimedAt: number;
     try {
