@@ -61,6 +61,8 @@ export function applyEvents(
   const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
   // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
   let planned = !unseen;
+  // the session's fact_field rows, inserted together at the end (ingest-sql.ts manyRows)
+  const fieldValues: unknown[] = [];
 
   for (const e of events) {
     const t = str(e.t);
@@ -100,7 +102,10 @@ export function applyEvents(
         if (r.changes === 0) break;
         const id = Number(r.lastInsertRowid);
         const fields = projectFields(e.fact);
-        fields.forEach((f, ord) => s.field.run(id, ord, f.key, f.num, f.txt));
+        for (let ord = 0; ord < fields.length; ord++) {
+          const f = fields[ord]!;
+          fieldValues.push(id, ord, f.key, f.num, f.txt);
+        }
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
         mine?.facts.push({ seq: e.seq, step, provider });
@@ -155,6 +160,7 @@ export function applyEvents(
         break; // a type memory does not index
     }
   }
+  s.fields(fieldValues);
   // resolutions are of failures: a session that never had one has none to resolve
   if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
+import { ROWS_PER_INSERT } from '../../src/memory/ingest-sql.js';
 import { dropIndexes } from '../../src/memory/schema.js';
 import { initRoot } from '../../src/root/init.js';
 import { picoAsync } from '../daemon/spawn.js';
@@ -185,6 +186,18 @@ describe('ingest', () => {
     ctx.ix = MemoryIndex.open(ctx.t.db);
     expect(ctx.ix.stats().facts).toBe(0);
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
+  });
+
+  it('a fact with more fields than one insert statement takes keeps every field, in order', () => {
+    const wide = Object.fromEntries(Array.from({ length: ROWS_PER_INSERT * 2 + 7 }, (_, i) => [`k${i}`, i % 3 === 0 ? `v${i}` : i]));
+    const events = escalatingSession();
+    const at = events.findIndex((e) => e.type === 'fact_added');
+    events.splice(at + 1, 0, { ...events[at], fact: wide });
+    writeSession(ctx.t.sessions, 'w-wide', events);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const rows = ctx.ix.db.prepare(`SELECT ff.ord, ff.key, ff.num, ff.txt FROM fact_field ff JOIN fact f ON f.id = ff.fact_id
+      WHERE f.session = 'w-wide' AND f.seq = ? ORDER BY ff.ord`).all(at + 1);
+    expect(rows).toEqual(Object.entries(wide).map(([key, v], ord) => ({ ord, key, num: typeof v === 'number' ? v : null, txt: typeof v === 'string' ? v : null })));
   });
 
   /** The names of the database's own indexes (not SQLite's automatic ones). */
