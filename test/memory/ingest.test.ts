@@ -188,6 +188,23 @@ describe('ingest', () => {
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
   });
 
+  it('an index of schema 3 (full-text tables holding a copy of the text) is rebuilt with contentless ones on open, and recall finds the same facts', () => {
+    generateSessions(ctx.t.sessions, { sessions: 6 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const hits = ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite());
+    const ftsSql = (): string => (ctx.ix.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'fact_fts'").get() as { sql: string }).sql;
+    // the shape schema 3 had: the text kept in the index's content table
+    ctx.ix.db.exec(`DROP TABLE fact_fts; CREATE VIRTUAL TABLE fact_fts USING fts5 (body, tier, tokenize = 'unicode61 remove_diacritics 2');
+      UPDATE schema_version SET version = 3`);
+    expect(ftsSql()).not.toMatch(/content\s*=\s*''/);
+    ctx.ix.close();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(ftsSql()).toMatch(/content\s*=\s*''/);
+    expect(ctx.ix.stats()).toMatchObject({ schema_version: 4, facts: 0 });
+    expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(18);
+    expect(ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite())).toEqual(hits);
+  });
+
   it('a fact with more fields than one insert statement takes keeps every field, in order', () => {
     const wide = Object.fromEntries(Array.from({ length: ROWS_PER_INSERT * 2 + 7 }, (_, i) => [`k${i}`, i % 3 === 0 ? `v${i}` : i]));
     const events = escalatingSession();
