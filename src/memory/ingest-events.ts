@@ -17,6 +17,7 @@ import { FAILURE_KIND } from '../ledger/events.js';
 import { detailOf, SessionFailures } from './failure-events.js';
 import { normaliseDetail } from './signature.js';
 import { entryOf, type CachedStep, type ToolSide } from './trajectory.js';
+import type { HeldFields } from './ingest-rows.js';
 
 export type IngestStatus = 'new' | 'grown' | 'unchanged' | 'rewritten' | 'missing';
 
@@ -43,8 +44,10 @@ const trustOf = (v: unknown): Trust | null => (TRUST_LEVELS as readonly unknown[
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
   identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
-  /** the database holds nothing of this session yet (a bulk load): no episode row to look up */
+  /** the database holds nothing of this session yet: no row of it to look up */
   unseen = false,
+  /** where its fact_field rows go (ingest-rows.ts); null: inserted at the end of this call */
+  held: HeldFields | null = null,
 ): void {
   const ledger = ledgerCitePath(session);
   // a session seen for the first time gets its episode row once, at the end, with everything in it
@@ -61,8 +64,8 @@ export function applyEvents(
   const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
   // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
   let planned = !unseen;
-  // the session's fact_field rows, inserted together at the end (ingest-sql.ts manyRows)
-  const fieldValues: unknown[] = [];
+  // the session's fact_field rows, held for the batch or inserted together at the end (ingest-sql.ts manyRows)
+  const fieldValues = held ? held.values : [];
 
   for (const e of events) {
     const t = str(e.t);
@@ -106,6 +109,7 @@ export function applyEvents(
           const f = fields[ord]!;
           fieldValues.push(id, ord, f.key, f.num, f.txt);
         }
+        held?.added();
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
         mine?.facts.push({ seq: e.seq, step, provider });
@@ -160,7 +164,7 @@ export function applyEvents(
         break; // a type memory does not index
     }
   }
-  s.fields(fieldValues);
+  if (!held) s.fields(fieldValues);
   // resolutions are of failures: a session that never had one has none to resolve
   if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;

@@ -48,15 +48,17 @@ export const ROWS_PER_INSERT = 64;
 
 /**
  * An insert of many rows at once: `flat` holds the values of whole rows, `width` per row in the
- * order of `head`'s column list. Rows go in `ROWS_PER_INSERT` per statement (one statement per
- * row count, prepared once): a bulk load inserts some 65,000 fact_field rows, and one `run` per
- * row cost three times what these multi-row statements cost (issue 32 profile).
+ * order of `head`'s column list. Rows go in `ROWS_PER_INSERT` per statement, the rest in
+ * statements of a power of two rows (each prepared once): a bulk load inserts some 65,000
+ * fact_field rows, and one `run` per row cost three times what these statements cost (issue 32).
  *
- * `head` must say `INSERT OR FAIL`: a plain (ABORT) insert of several rows makes SQLite keep a
- * statement journal, a copy of every page the statement changes so that a failing row can undo
- * the rows before it, and that tripled the statement's cost instead of cutting it. FAIL keeps
- * the rows before a failing one, which changes nothing here: a failure throws, and every ingest
- * runs in a transaction that the throw rolls back whole (ingest.ts).
+ * `head` must say `INSERT OR FAIL`: a plain (ABORT) insert of several rows makes SQLite open a
+ * statement savepoint with a statement journal, so that a failing row can undo the rows before
+ * it; at every savepoint FTS5 writes its pending terms out as a new segment, and that tripled the
+ * statement's cost instead of cutting it. FAIL keeps the rows before a failing one, which changes
+ * nothing here: a failure throws, and every ingest runs in a transaction that the throw rolls
+ * back whole (ingest.ts). Never a virtual table's rows: those open the savepoint whatever the
+ * conflict clause.
  */
 export function manyRows(db: Database.Database, head: string, width: number): (flat: readonly unknown[]) => void {
   const byCount = new Map<number, Database.Statement>();
@@ -69,10 +71,12 @@ export function manyRows(db: Database.Database, head: string, width: number): (f
   if (!/^INSERT OR FAIL INTO /.test(head)) throw new Error(`manyRows: ${head}: a many-row insert must be INSERT OR FAIL`);
   return (flat) => {
     if (flat.length % width !== 0) throw new Error(`manyRows: ${flat.length} values are not whole rows of ${width}`);
-    const step = ROWS_PER_INSERT * width;
-    for (let i = 0; i < flat.length; i += step) {
-      const part = i === 0 && flat.length <= step ? flat : flat.slice(i, i + step);
-      stmt(part.length / width).run(part);
+    // full statements, then the rest in statements of 32, 16, ... 1 rows: at most seven prepared per table
+    for (let i = 0, n = ROWS_PER_INSERT; i < flat.length; ) {
+      while (n > 1 && (flat.length - i) / width < n) n >>= 1;
+      const end = i + n * width;
+      stmt(n).run(i === 0 && end === flat.length ? flat : flat.slice(i, end));
+      i = end;
     }
   };
 }
