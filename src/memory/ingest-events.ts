@@ -10,7 +10,6 @@
  */
 import { TRUST_LEVELS, weakest, type Trust } from '../base/trust.js';
 import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
-import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
 import { FAILURE_KIND } from '../ledger/events.js';
@@ -49,7 +48,6 @@ export function applyEvents(
   /** where its fact_field rows go (ingest-rows.ts); null: inserted at the end of this call */
   held: HeldFields | null = null,
 ): void {
-  const ledger = ledgerCitePath(session);
   // a session seen for the first time gets its episode row once, at the end, with everything in it
   const known = unseen ? undefined : (s.episode.get(session) as EpisodeRow | undefined);
   const ep: EpisodeRow = known ?? {
@@ -79,7 +77,7 @@ export function applyEvents(
       const own = trustOf(e.detail_trust);
       const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
       const r = s.failure.run(
-        session, e.seq, ledger, t, e.type, kind, step, str(e.capability) ?? info?.capability ?? null,
+        session, e.seq, t, e.type, kind, step, str(e.capability) ?? info?.capability ?? null,
         str(e.tool) ?? info?.tool ?? null, str(e.provider), str(e.schema) ?? info?.schema ?? null,
         normaliseDetail(detail), detail, weakest(known, 'T1'), Number.isInteger(e.attempt) ? e.attempt : 0,
         identity(ep.composition, str(e.provider)),
@@ -99,7 +97,7 @@ export function applyEvents(
         const trust = weakest(known, 'T1');
         const provider = str(e.provider);
         const r = s.fact.run(
-          session, e.seq, ledger, step, provider, str(e.capability) ?? info?.capability ?? null, schema, trust,
+          session, e.seq, step, provider, str(e.capability) ?? info?.capability ?? null, schema, trust,
           subject, t, str(e.valid_until), num(e.confidence), JSON.stringify(e.fact ?? null), identity(ep.composition, provider),
         );
         if (r.changes === 0) break;

@@ -88,8 +88,8 @@ export function prepareIngest(db: Database.Database) {
     ledger: p('SELECT bytes, next_seq, events, skipped, steps FROM ledger WHERE session = ?'),
     anyLedger: p('SELECT 1 FROM ledger LIMIT 1'),
     countLedger: p('SELECT count(*) AS n FROM ledger'),
-    saveLedger: p(`INSERT INTO ledger (session, path, bytes, next_seq, events, skipped, ingested_at, steps)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    saveLedger: p(`INSERT INTO ledger (session, bytes, next_seq, events, skipped, ingested_at, steps)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (session) DO UPDATE SET bytes = excluded.bytes, next_seq = excluded.next_seq,
     events = excluded.events, skipped = excluded.skipped, ingested_at = excluded.ingested_at, steps = excluded.steps`),
     episode: p(`SELECT id, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count
@@ -99,13 +99,13 @@ export function prepareIngest(db: Database.Database) {
     saveEpisode: p(`UPDATE episode SET goal = ?, budget_class = ?, outcome = ?, composition = ?, started_at = ?, ended_at = ?,
     fact_count = ?, failure_count = ?, gap_count = ? WHERE id = ?`),
     episodeFts: p('INSERT INTO episode_fts (rowid, goal) VALUES (?, ?)'),
-    fact: p(`INSERT OR IGNORE INTO fact (session, seq, ledger, step, provider, capability, schema, trust,
-    subject, observed_at, valid_until, confidence, payload, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    fact: p(`INSERT OR IGNORE INTO fact (session, seq, step, provider, capability, schema, trust,
+    subject, observed_at, valid_until, confidence, payload, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     /** fact_field rows, five values each: fact_id, ord, key, num, txt */
     fields: manyRows(db, 'INSERT OR FAIL INTO fact_field (fact_id, ord, key, num, txt)', 5),
     factFts: p('INSERT INTO fact_fts (rowid, body, tier) VALUES (?, ?, ?)'),
-    failure: p(`INSERT OR IGNORE INTO failure (session, seq, ledger, t, type, kind, step, capability, tool,
-    provider, schema, signature, detail, detail_trust, attempt, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    failure: p(`INSERT OR IGNORE INTO failure (session, seq, t, type, kind, step, capability, tool,
+    provider, schema, signature, detail, detail_trust, attempt, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     control: p('INSERT OR IGNORE INTO control_event (session, seq, type, step, target, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
     call: p(`INSERT OR IGNORE INTO provider_call (session, seq, step, provider, capability, schema,
     duration_ms, outcome, attempt, model_call, t, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

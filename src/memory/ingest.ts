@@ -32,7 +32,7 @@ import { readLedger, readWholeLedger, ledgerSize, type LedgerChunk } from './led
 import { askJournal } from './journal.js';
 import { HeldFields } from './ingest-rows.js';
 import { dropIndexes, restoreIndexes } from './schema.js';
-import { isSessionFolderName, ledgerCitePath } from './paths.js';
+import { isSessionFolderName } from './paths.js';
 
 export interface DirResult {
   sessions: number;
@@ -236,7 +236,7 @@ export class Ingestor {
       };
       applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen, this.held);
       this.s.saveLedger.run(
-        session, ledgerCitePath(session), chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
+        session, chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
         new Date().toISOString(), JSON.stringify(Object.fromEntries(steps)),
       );
     };

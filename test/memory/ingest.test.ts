@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
 import { ROWS_PER_INSERT } from '../../src/memory/ingest-sql.js';
+import { ledgerCitePath } from '../../src/memory/paths.js';
 import { dropIndexes } from '../../src/memory/schema.js';
 import { initRoot } from '../../src/root/init.js';
 import { picoAsync } from '../daemon/spawn.js';
@@ -188,7 +189,7 @@ describe('ingest', () => {
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
   });
 
-  it('an index of schema 3 (full-text tables holding a copy of the text) is rebuilt with contentless ones on open, and recall finds the same facts', () => {
+  it('an index of schema 3 (full-text tables holding a copy of the text, ledger paths stored) is rebuilt on open, and recall finds the same facts', () => {
     generateSessions(ctx.t.sessions, { sessions: 6 });
     ctx.ix.ingestDir(ctx.t.sessions);
     const hits = ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite());
@@ -203,6 +204,14 @@ describe('ingest', () => {
     expect(ctx.ix.stats()).toMatchObject({ schema_version: 4, facts: 0 });
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(18);
     expect(ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite())).toEqual(hits);
+    // the cited ledger paths are computed (hidden 2: a virtual generated column), and read as they were stored
+    for (const table of ['fact', 'failure', 'ledger']) {
+      const column = table === 'ledger' ? 'path' : 'ledger';
+      expect(ctx.ix.db.prepare(`SELECT hidden FROM pragma_table_xinfo('${table}') WHERE name = ?`).get(column)).toEqual({ hidden: 2 });
+      const rows = ctx.ix.db.prepare(`SELECT session, ${column} AS cited FROM ${table}`).all() as { session: string; cited: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.cited).toBe(ledgerCitePath(r.session));
+    }
   });
 
   it('a fact with more fields than one insert statement takes keeps every field, in order', () => {
