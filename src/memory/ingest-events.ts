@@ -10,13 +10,13 @@
  */
 import { TRUST_LEVELS, weakest, type Trust } from '../base/trust.js';
 import type { EpisodeRow, Event, IdentityOf, IngestStatements, StepInfo } from './ingest-sql.js';
-import { ledgerCitePath } from './paths.js';
 import { projectFields, searchText } from './projection.js';
 import { resolve, type ControlAt, type FactAt } from './resolution.js';
 import { FAILURE_KIND } from '../ledger/events.js';
 import { detailOf, SessionFailures } from './failure-events.js';
 import { normaliseDetail } from './signature.js';
 import { entryOf, type CachedStep, type ToolSide } from './trajectory.js';
+import type { HeldFields } from './ingest-rows.js';
 
 export type IngestStatus = 'new' | 'grown' | 'unchanged' | 'rewritten' | 'missing';
 
@@ -43,10 +43,11 @@ const trustOf = (v: unknown): Trust | null => (TRUST_LEVELS as readonly unknown[
 export function applyEvents(
   s: IngestStatements, session: string, events: Event[], steps: Map<string, StepInfo>, result: IngestResult,
   identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
-  /** the database holds nothing of this session yet (a bulk load): no episode row to look up */
+  /** the database holds nothing of this session yet: no row of it to look up */
   unseen = false,
+  /** where its fact_field rows go (ingest-rows.ts); null: inserted at the end of this call */
+  held: HeldFields | null = null,
 ): void {
-  const ledger = ledgerCitePath(session);
   // a session seen for the first time gets its episode row once, at the end, with everything in it
   const known = unseen ? undefined : (s.episode.get(session) as EpisodeRow | undefined);
   const ep: EpisodeRow = known ?? {
@@ -61,6 +62,8 @@ export function applyEvents(
   const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
   // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
   let planned = !unseen;
+  // the session's fact_field rows, held for the batch or inserted together at the end (ingest-sql.ts manyRows)
+  const fieldValues = held ? held.values : [];
 
   for (const e of events) {
     const t = str(e.t);
@@ -74,7 +77,7 @@ export function applyEvents(
       const own = trustOf(e.detail_trust);
       const known = [own, info?.trust].filter((x): x is Trust => x !== null && x !== undefined);
       const r = s.failure.run(
-        session, e.seq, ledger, t, e.type, kind, step, str(e.capability) ?? info?.capability ?? null,
+        session, e.seq, t, e.type, kind, step, str(e.capability) ?? info?.capability ?? null,
         str(e.tool) ?? info?.tool ?? null, str(e.provider), str(e.schema) ?? info?.schema ?? null,
         normaliseDetail(detail), detail, weakest(known, 'T1'), Number.isInteger(e.attempt) ? e.attempt : 0,
         identity(ep.composition, str(e.provider)),
@@ -94,13 +97,17 @@ export function applyEvents(
         const trust = weakest(known, 'T1');
         const provider = str(e.provider);
         const r = s.fact.run(
-          session, e.seq, ledger, step, provider, str(e.capability) ?? info?.capability ?? null, schema, trust,
+          session, e.seq, step, provider, str(e.capability) ?? info?.capability ?? null, schema, trust,
           subject, t, str(e.valid_until), num(e.confidence), JSON.stringify(e.fact ?? null), identity(ep.composition, provider),
         );
         if (r.changes === 0) break;
         const id = Number(r.lastInsertRowid);
         const fields = projectFields(e.fact);
-        fields.forEach((f, ord) => s.field.run(id, ord, f.key, f.num, f.txt));
+        for (let ord = 0; ord < fields.length; ord++) {
+          const f = fields[ord]!;
+          fieldValues.push(id, ord, f.key, f.num, f.txt);
+        }
+        held?.added();
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
         mine?.facts.push({ seq: e.seq, step, provider });
@@ -155,6 +162,7 @@ export function applyEvents(
         break; // a type memory does not index
     }
   }
+  if (!held) s.fields(fieldValues);
   // resolutions are of failures: a session that never had one has none to resolve
   if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;

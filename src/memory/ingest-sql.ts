@@ -43,6 +43,44 @@ export type Event = Record<string, unknown> & { type: string; seq: number };
 export type IdentityOf = (composition: string | null, provider: string | null) => string | null;
 
 
+/** Rows per statement of a many-row insert (`manyRows`). */
+export const ROWS_PER_INSERT = 64;
+
+/**
+ * An insert of many rows at once: `flat` holds the values of whole rows, `width` per row in the
+ * order of `head`'s column list. Rows go in `ROWS_PER_INSERT` per statement, the rest in
+ * statements of a power of two rows (each prepared once): a bulk load inserts some 65,000
+ * fact_field rows, and one `run` per row cost three times what these statements cost (issue 32).
+ *
+ * `head` must say `INSERT OR FAIL`: a plain (ABORT) insert of several rows makes SQLite open a
+ * statement savepoint with a statement journal, so that a failing row can undo the rows before
+ * it; at every savepoint FTS5 writes its pending terms out as a new segment, and that tripled the
+ * statement's cost instead of cutting it. FAIL keeps the rows before a failing one, which changes
+ * nothing here: a failure throws, and every ingest runs in a transaction that the throw rolls
+ * back whole (ingest.ts). Never a virtual table's rows: those open the savepoint whatever the
+ * conflict clause.
+ */
+export function manyRows(db: Database.Database, head: string, width: number): (flat: readonly unknown[]) => void {
+  const byCount = new Map<number, Database.Statement>();
+  const row = `(${Array(width).fill('?').join(', ')})`;
+  const stmt = (n: number): Database.Statement => {
+    let s = byCount.get(n);
+    if (!s) byCount.set(n, (s = db.prepare(`${head} VALUES ${Array(n).fill(row).join(', ')}`)));
+    return s;
+  };
+  if (!/^INSERT OR FAIL INTO /.test(head)) throw new Error(`manyRows: ${head}: a many-row insert must be INSERT OR FAIL`);
+  return (flat) => {
+    if (flat.length % width !== 0) throw new Error(`manyRows: ${flat.length} values are not whole rows of ${width}`);
+    // full statements, then the rest in statements of 32, 16, ... 1 rows: at most seven prepared per table
+    for (let i = 0, n = ROWS_PER_INSERT; i < flat.length; ) {
+      while (n > 1 && (flat.length - i) / width < n) n >>= 1;
+      const end = i + n * width;
+      stmt(n).run(i === 0 && end === flat.length ? flat : flat.slice(i, end));
+      i = end;
+    }
+  };
+}
+
 /** Prepare every statement ingest runs. */
 export function prepareIngest(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
@@ -50,8 +88,8 @@ export function prepareIngest(db: Database.Database) {
     ledger: p('SELECT bytes, next_seq, events, skipped, steps FROM ledger WHERE session = ?'),
     anyLedger: p('SELECT 1 FROM ledger LIMIT 1'),
     countLedger: p('SELECT count(*) AS n FROM ledger'),
-    saveLedger: p(`INSERT INTO ledger (session, path, bytes, next_seq, events, skipped, ingested_at, steps)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    saveLedger: p(`INSERT INTO ledger (session, bytes, next_seq, events, skipped, ingested_at, steps)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (session) DO UPDATE SET bytes = excluded.bytes, next_seq = excluded.next_seq,
     events = excluded.events, skipped = excluded.skipped, ingested_at = excluded.ingested_at, steps = excluded.steps`),
     episode: p(`SELECT id, goal, budget_class, outcome, composition, started_at, ended_at, fact_count, failure_count, gap_count
@@ -61,12 +99,13 @@ export function prepareIngest(db: Database.Database) {
     saveEpisode: p(`UPDATE episode SET goal = ?, budget_class = ?, outcome = ?, composition = ?, started_at = ?, ended_at = ?,
     fact_count = ?, failure_count = ?, gap_count = ? WHERE id = ?`),
     episodeFts: p('INSERT INTO episode_fts (rowid, goal) VALUES (?, ?)'),
-    fact: p(`INSERT OR IGNORE INTO fact (session, seq, ledger, step, provider, capability, schema, trust,
-    subject, observed_at, valid_until, confidence, payload, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    field: p('INSERT INTO fact_field (fact_id, ord, key, num, txt) VALUES (?, ?, ?, ?, ?)'),
+    fact: p(`INSERT OR IGNORE INTO fact (session, seq, step, provider, capability, schema, trust,
+    subject, observed_at, valid_until, confidence, payload, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    /** fact_field rows, five values each: fact_id, ord, key, num, txt */
+    fields: manyRows(db, 'INSERT OR FAIL INTO fact_field (fact_id, ord, key, num, txt)', 5),
     factFts: p('INSERT INTO fact_fts (rowid, body, tier) VALUES (?, ?, ?)'),
-    failure: p(`INSERT OR IGNORE INTO failure (session, seq, ledger, t, type, kind, step, capability, tool,
-    provider, schema, signature, detail, detail_trust, attempt, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    failure: p(`INSERT OR IGNORE INTO failure (session, seq, t, type, kind, step, capability, tool,
+    provider, schema, signature, detail, detail_trust, attempt, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     control: p('INSERT OR IGNORE INTO control_event (session, seq, type, step, target, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
     call: p(`INSERT OR IGNORE INTO provider_call (session, seq, step, provider, capability, schema,
     duration_ms, outcome, attempt, model_call, t, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

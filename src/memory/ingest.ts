@@ -30,8 +30,9 @@ import { prepareIngest, type Event, type IdentityOf, type IngestStatements, type
 import { manifestIdOf, providerDigests } from './provider-identity.js';
 import { readLedger, readWholeLedger, ledgerSize, type LedgerChunk } from './ledger-reader.js';
 import { askJournal } from './journal.js';
+import { HeldFields } from './ingest-rows.js';
 import { dropIndexes, restoreIndexes } from './schema.js';
-import { isSessionFolderName, ledgerCitePath } from './paths.js';
+import { isSessionFolderName } from './paths.js';
 
 export interface DirResult {
   sessions: number;
@@ -71,8 +72,47 @@ export class Ingestor {
    */
   private readonly texts = new Map<string, string>();
 
+  /** The fact_field rows of a batch, inserted many at a time (ingest-rows.ts). */
+  private readonly held: HeldFields;
+  /** Inside `inBatch`: a transaction is open and `held` is flushed before it commits. */
+  private batching = false;
+
   constructor(private readonly db: Database.Database) {
     this.s = prepareIngest(db);
+    this.held = new HeldFields(db);
+  }
+
+  /**
+   * Run `fn` as one batch: inside a transaction (the caller's, or one opened here; `immediate`
+   * takes the write lock first), with the held rows inserted before it ends. A throw drops the
+   * held rows: the transaction they belong to is rolling back.
+   */
+  private inBatch<T>(fn: () => T, immediate = false): T {
+    if (this.batching) return fn();
+    this.batching = true;
+    try {
+      const body = (): T => {
+        const out = fn();
+        this.held.flush();
+        return out;
+      };
+      if (this.db.inTransaction) return body();
+      const tx = this.db.transaction(body);
+      return immediate ? tx.immediate() : tx();
+    } catch (e) {
+      this.held.discard();
+      throw e;
+    } finally {
+      this.batching = false;
+    }
+  }
+
+  /**
+   * Ingest several session folders as one batch, one transaction that takes the write lock
+   * first (the daemon's burst between jobs).
+   */
+  ingestSessions(sessionDirs: readonly string[]): IngestResult[] {
+    return this.inBatch(() => sessionDirs.map((d) => this.ingestSession(d)), true);
   }
 
   /** Ingest every session folder under `sessionsDir` (not inbox/, rejected/ or dot-folders), in name order. */
@@ -108,11 +148,11 @@ export class Ingestor {
       let ours = 0;
       for (let i = 0; i < names.length; i += BATCH) {
         const batch = names.slice(i, i + BATCH);
-        this.db.transaction(() => {
+        this.inBatch(() => {
           const alone = bulk && (this.s.countLedger.get() as { n: number }).n === ours;
           for (const name of batch) this.addTo(out, this.ingestSession(join(sessionsDir, name), alone));
           if (alone) ours = (this.s.countLedger.get() as { n: number }).n;
-        }).immediate();
+        }, true);
       }
     } finally {
       if (bulk) this.db.transaction(() => restoreIndexes(this.db)).immediate();
@@ -135,22 +175,33 @@ export class Ingestor {
   /**
    * Ingest what is new in one session folder's events.jsonl; the folder name is the session id.
    * `unseen`: the database holds nothing of this session yet (a bulk load into an empty one).
+   * Outside a batch it is a batch of its own.
    */
   ingestSession(sessionDir: string, unseen = false): IngestResult {
+    return this.batching ? this.ingestOne(sessionDir, unseen) : this.inBatch(() => this.ingestOne(sessionDir, unseen));
+  }
+
+  /** ingestSession inside a batch. */
+  private ingestOne(sessionDir: string, unseen: boolean): IngestResult {
     const session = basename(sessionDir);
     const path = join(sessionDir, 'events.jsonl');
     const result: IngestResult = { session, status: 'unchanged', events: 0, facts: 0, failures: 0, skipped: 0, tornTail: false };
     let prev: LedgerRow | undefined;
     let rewritten = false;
     let read: LedgerChunk | null;
+    if (!unseen) {
+      prev = this.s.ledger.get(session) as LedgerRow | undefined;
+      // no ledger row, read in this transaction: the database holds nothing of the session (every
+      // row of a session goes in with its ledger row, in one transaction, and goes out with it)
+      unseen = prev === undefined;
+    }
     if (unseen) read = readWholeLedger(path); // nothing read before: no size to compare first
     else {
       const size = ledgerSize(path);
       if (size === null) return { ...result, status: 'missing' };
-      prev = this.s.ledger.get(session) as LedgerRow | undefined;
-      if (prev && prev.bytes === size) return result;
-      rewritten = prev !== undefined && size < prev.bytes;
-      read = readLedger(path, prev && !rewritten ? prev.bytes : 0, size);
+      if (prev!.bytes === size) return result;
+      rewritten = size < prev!.bytes;
+      read = readLedger(path, rewritten ? 0 : prev!.bytes, size);
     }
     if (read === null) return { ...result, status: 'missing' };
     const chunk = read;
@@ -183,15 +234,14 @@ export class Ingestor {
         }
         return checked.get(hash)!;
       };
-      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen);
+      applyEvents(this.s, session, fresh, steps, result, this.identityIn(doc), verified, unseen, this.held);
       this.s.saveLedger.run(
-        session, ledgerCitePath(session), chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
+        session, chunk.end, nextSeq, from.events + result.events, from.skipped + result.skipped,
         new Date().toISOString(), JSON.stringify(Object.fromEntries(steps)),
       );
     };
-    // inside ingestDir's batch no savepoint: FTS5 would flush a segment at every one
-    if (this.db.inTransaction) write();
-    else this.db.transaction(write)();
+    // always inside a batch's transaction, with no savepoint: FTS5 would flush a segment at every one
+    write();
     return result;
   }
 
@@ -266,6 +316,7 @@ export class Ingestor {
 
   /** Remove every row a session contributed. */
   deleteSession(session: string): void {
+    this.held.flush(); // a held fact_field row of the session would outlive its fact
     this.s.delFields.run(session);
     this.s.delFactFts.run(session);
     this.s.delEpisodeFts.run(session);

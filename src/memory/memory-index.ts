@@ -99,7 +99,7 @@ export class MemoryIndex {
   /** Ingest several session folders in one transaction (the daemon's batch between jobs). */
   ingestSessions(sessionDirs: readonly string[]): IngestResult[] {
     this.check(true);
-    return this.db.transaction(() => sessionDirs.map((d) => this.ingestor.ingestSession(d)))();
+    return this.ingestor.ingestSessions(sessionDirs);
   }
 
   /** Ingest every session under a sessions/ folder; idempotent. */

@@ -27,7 +27,7 @@ export function isSessionFolderName(name: string): boolean {
   return name !== 'inbox' && name !== 'rejected' && !name.startsWith('.');
 }
 
-/** The ledger path as it is cited: relative to the root, always with forward slashes. */
+/** The ledger path as it is cited: relative to the root, always with forward slashes (schema.ts computes the same in SQL). */
 export function ledgerCitePath(session: string): string {
   return `sessions/${session}/events.jsonl`;
 }

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { VIEWS_SQL, VIEW_NAMES } from './views.js';
 
 /** Bump when a table changes shape; an older database is then rebuilt, never migrated. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The closed failure taxonomy of design §6. */
 export const FAILURE_KINDS = [
@@ -26,13 +26,19 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 
 const list = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ');
 
+/**
+ * The cited ledger path of a row's session (paths.ts ledgerCitePath), computed when read rather
+ * than stored: 48 bytes a fact, failure and ledger row, a twentieth of a bulk load's pages.
+ */
+const CITED = "GENERATED ALWAYS AS ('sessions/' || session || '/events.jsonl') VIRTUAL";
+
 const TABLES_SQL = `
 CREATE TABLE schema_version (version INTEGER NOT NULL, created_at TEXT NOT NULL);
 
 -- ingest bookkeeping: how much of each ledger has been read, and the trust/tool of its
 -- steps so far (facts and failures of a later chunk inherit them)
 CREATE TABLE ledger (
-  session TEXT PRIMARY KEY, path TEXT NOT NULL,
+  session TEXT PRIMARY KEY, path TEXT ${CITED},
   bytes INTEGER NOT NULL, next_seq INTEGER NOT NULL,
   events INTEGER NOT NULL, skipped INTEGER NOT NULL, ingested_at TEXT NOT NULL,
   steps TEXT NOT NULL DEFAULT '{}'
@@ -46,7 +52,7 @@ CREATE TABLE episode (
 );
 
 CREATE TABLE fact (
-  id INTEGER PRIMARY KEY, session TEXT NOT NULL, seq INTEGER NOT NULL, ledger TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, session TEXT NOT NULL, seq INTEGER NOT NULL, ledger TEXT ${CITED},
   step TEXT, provider TEXT, capability TEXT, schema TEXT,
   trust TEXT NOT NULL CHECK (trust IN ('T0', 'T1', 'T2')),
   subject TEXT, observed_at TEXT, valid_until TEXT, confidence REAL,
@@ -67,13 +73,18 @@ CREATE INDEX fact_field_by_num ON fact_field (key, num) WHERE num IS NOT NULL;
 
 -- BM25 over fact text (rowid = fact.id) and over goals (rowid = episode.id). The tier
 -- column holds the fact's trust as a token (t0 / t1 / t2) so control recall filters
--- inside the index; the rank ignores it (weight 0).
-CREATE VIRTUAL TABLE fact_fts USING fts5 (body, tier, tokenize = 'unicode61 remove_diacritics 2');
+-- inside the index; the rank ignores it (weight 0). Contentless: the index keeps the
+-- tokens, not a copy of the text (nothing reads it back; the facts and goals are in their
+-- tables), which cut the bytes and a fifth of the cost of an insert; contentless_delete
+-- lets a session's rows be deleted by rowid (retention, a rewritten ledger).
+CREATE VIRTUAL TABLE fact_fts USING fts5 (body, tier, tokenize = 'unicode61 remove_diacritics 2',
+  content = '', contentless_delete = 1);
 INSERT INTO fact_fts (fact_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
-CREATE VIRTUAL TABLE episode_fts USING fts5 (goal, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE episode_fts USING fts5 (goal, tokenize = 'unicode61 remove_diacritics 2',
+  content = '', contentless_delete = 1);
 
 CREATE TABLE failure (
-  id INTEGER PRIMARY KEY, session TEXT NOT NULL, seq INTEGER NOT NULL, ledger TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, session TEXT NOT NULL, seq INTEGER NOT NULL, ledger TEXT ${CITED},
   t TEXT, type TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN (${list(FAILURE_KINDS)})),
   step TEXT, capability TEXT, tool TEXT, provider TEXT, schema TEXT,

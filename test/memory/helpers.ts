@@ -39,6 +39,15 @@ export function linesFrom(id: string, seq0: number, events: Record<string, unkno
   return events.map((e, i) => JSON.stringify({ seq: seq0 + i, t: `2026-01-01T00:10:${String(i).padStart(2, '0')}.000Z`, session_id: id, ...e }) + '\n').join('');
 }
 
+/** A document's tokens in a full-text index, in order, column by column (over ftsInstances' `v`). */
+export const TOKENS = "group_concat(v.col || ':' || v.offset || ':' || v.term, ' ' ORDER BY v.col, v.offset) AS tokens";
+
+/** A temp fts5vocab table of every token instance (term, doc, col, offset) of a full-text table; its name. */
+export function ftsInstances(db: Database.Database, table: string): string {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_instances USING fts5vocab(main, ${table}, instance)`);
+  return `temp.${table}_instances`;
+}
+
 /** Every derived row, keyed by natural keys (no autoincrement ids), in a stable order. */
 export function dumpContent(db: Database.Database): Record<string, unknown[]> {
   const q = (sql: string) => db.prepare(sql).all();
@@ -49,8 +58,11 @@ export function dumpContent(db: Database.Database): Record<string, unknown[]> {
       FROM fact ORDER BY session, seq`),
     fact_field: q(`SELECT f.session, f.seq, ff.ord, ff.key, ff.num, ff.txt FROM fact_field ff JOIN fact f ON f.id = ff.fact_id
       ORDER BY f.session, f.seq, ff.ord`),
-    fact_fts: q(`SELECT f.session, f.seq, x.body, x.tier FROM fact_fts x JOIN fact f ON f.id = x.rowid ORDER BY f.session, f.seq`),
-    episode_fts: q('SELECT e.session, x.goal FROM episode_fts x JOIN episode e ON e.id = x.rowid ORDER BY e.session'),
+    // the full-text indexes are contentless (schema.ts): what they hold is their tokens, read through fts5vocab
+    fact_fts: q(`SELECT f.session, f.seq, ${TOKENS} FROM ${ftsInstances(db, 'fact_fts')} v LEFT JOIN fact f ON f.id = v.doc
+      GROUP BY v.doc ORDER BY f.session, f.seq`),
+    episode_fts: q(`SELECT e.session, ${TOKENS} FROM ${ftsInstances(db, 'episode_fts')} v LEFT JOIN episode e ON e.id = v.doc
+      GROUP BY v.doc ORDER BY e.session`),
     failure: q(`SELECT session, seq, ledger, t, type, kind, step, capability, tool, provider, schema, signature, detail, detail_trust,
       attempt, resolution, resolved_by FROM failure ORDER BY session, seq`),
     control_event: q('SELECT * FROM control_event ORDER BY session, seq'),

@@ -4,11 +4,13 @@
  * up once completed, and a Python-format ledger (seed 001) reads as well as ours.
  */
 import Database from 'better-sqlite3';
-import { cpSync, existsSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSessions } from '../../bench/memory-gen.js';
 import { MemoryIndex } from '../../src/memory/memory-index.js';
+import { ROWS_PER_INSERT } from '../../src/memory/ingest-sql.js';
+import { ledgerCitePath } from '../../src/memory/paths.js';
 import { dropIndexes } from '../../src/memory/schema.js';
 import { initRoot } from '../../src/root/init.js';
 import { picoAsync } from '../daemon/spawn.js';
@@ -185,6 +187,90 @@ describe('ingest', () => {
     ctx.ix = MemoryIndex.open(ctx.t.db);
     expect(ctx.ix.stats().facts).toBe(0);
     expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(9);
+  });
+
+  it('an index of schema 3 (full-text tables holding a copy of the text, ledger paths stored) is rebuilt on open, and recall finds the same facts', () => {
+    generateSessions(ctx.t.sessions, { sessions: 6 });
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const hits = ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite());
+    const ftsSql = (): string => (ctx.ix.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'fact_fts'").get() as { sql: string }).sql;
+    // the shape schema 3 had: the text kept in the index's content table
+    ctx.ix.db.exec(`DROP TABLE fact_fts; CREATE VIRTUAL TABLE fact_fts USING fts5 (body, tier, tokenize = 'unicode61 remove_diacritics 2');
+      UPDATE schema_version SET version = 3`);
+    expect(ftsSql()).not.toMatch(/content\s*=\s*''/);
+    ctx.ix.close();
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    expect(ftsSql()).toMatch(/content\s*=\s*''/);
+    expect(ctx.ix.stats()).toMatchObject({ schema_version: 4, facts: 0 });
+    expect(ctx.ix.ingestDir(ctx.t.sessions).facts).toBe(18);
+    expect(ctx.ix.recall('host-a nginx').map((h) => h.provenance.cite())).toEqual(hits);
+    // the cited ledger paths are computed (hidden 2: a virtual generated column), and read as they were stored
+    for (const table of ['fact', 'failure', 'ledger']) {
+      const column = table === 'ledger' ? 'path' : 'ledger';
+      expect(ctx.ix.db.prepare(`SELECT hidden FROM pragma_table_xinfo('${table}') WHERE name = ?`).get(column)).toEqual({ hidden: 2 });
+      const rows = ctx.ix.db.prepare(`SELECT session, ${column} AS cited FROM ${table}`).all() as { session: string; cited: string }[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.cited).toBe(ledgerCitePath(r.session));
+    }
+  });
+
+  it('a fact with more fields than one insert statement takes keeps every field, in order', () => {
+    const wide = Object.fromEntries(Array.from({ length: ROWS_PER_INSERT * 2 + 7 }, (_, i) => [`k${i}`, i % 3 === 0 ? `v${i}` : i]));
+    const events = escalatingSession();
+    const at = events.findIndex((e) => e.type === 'fact_added');
+    events.splice(at + 1, 0, { ...events[at], fact: wide });
+    writeSession(ctx.t.sessions, 'w-wide', events);
+    ctx.ix.ingestDir(ctx.t.sessions);
+    const rows = ctx.ix.db.prepare(`SELECT ff.ord, ff.key, ff.num, ff.txt FROM fact_field ff JOIN fact f ON f.id = ff.fact_id
+      WHERE f.session = 'w-wide' AND f.seq = ? ORDER BY ff.ord`).all(at + 1);
+    expect(rows).toEqual(Object.entries(wide).map(([key, v], ord) => ({ ord, key, num: typeof v === 'number' ? v : null, txt: typeof v === 'string' ? v : null })));
+  });
+
+  it('new sessions ingested together (their rows held and inserted many at a time) store exactly what row-by-row ingest stores', () => {
+    generateSessions(ctx.t.sessions, { sessions: 150, failEvery: 3 });
+    writeSession(ctx.t.sessions, 'x-escalating', escalatingSession());
+    writeSession(ctx.t.sessions, 'x-gap', [
+      { type: 'composition', hash: 'sha256:c0', machine: 'sha256:m', config: 'pico.json' },
+      { type: 'user_input', text: 'transcribe the call', trust: 'T0', budget_class: 'attended', job: {} },
+      { type: 'capability_gap', step: 's1', provider: null, capability: 'transcribe@1', schema: 'text@1', error: 'no provider', attempt: 0, rejected: [] },
+      { type: 'declined', reason: 'no provider' },
+      { type: 'answer_sent', outcome: 'declined', text: 'cannot', missing: [], trust: 'T2', spent: { wall_ms: 1, model_calls: 0, cpu_ms: 1 } },
+    ]);
+    const dirs = readdirSync(ctx.t.sessions).sort().map((n) => join(ctx.t.sessions, n));
+    const together = ctx.ix.ingestSessions(dirs);
+    const held = dumpContent(ctx.ix.db);
+    expect(held.failure!.filter((f) => (f as { resolution: string | null }).resolution !== null).length).toBeGreaterThan(40);
+    ctx.ix.close();
+    for (const f of ['', '-wal', '-shm']) rmSync(ctx.t.db + f, { force: true });
+    // the same ledgers, each first cut after its first event: the rest then goes in row by row
+    const whole = new Map(dirs.map((d) => [d, readFileSync(join(d, 'events.jsonl'), 'utf8')]));
+    for (const [d, text] of whole) writeFileSync(join(d, 'events.jsonl'), text.slice(0, text.indexOf('\n') + 1));
+    ctx.ix = MemoryIndex.open(ctx.t.db);
+    for (const d of dirs) ctx.ix.ingestSession(d);
+    for (const [d, text] of whole) writeFileSync(join(d, 'events.jsonl'), text);
+    const grown = dirs.map((d) => ctx.ix.ingestSession(d));
+    expect(grown.every((r) => r.status === 'grown')).toBe(true);
+    expect(grown.reduce((n, r) => n + r.facts, 0)).toBe(together.reduce((n, r) => n + r.facts, 0));
+    expect(dumpContent(ctx.ix.db)).toEqual(held);
+  });
+
+  it('a session named twice in one batch is ingested once', () => {
+    const dir = writeSession(ctx.t.sessions, 'x-escalating', escalatingSession());
+    const [first, second] = ctx.ix.ingestSessions([dir, dir]);
+    expect(first).toMatchObject({ status: 'new', facts: 2, failures: 1 });
+    expect(second).toMatchObject({ status: 'unchanged', facts: 0 });
+    expect(ctx.ix.stats()).toMatchObject({ ledgers: 1, episodes: 1, facts: 2, failures: 1 });
+  });
+
+  it('a batch that fails inserts none of its held rows, and the next ingest does', () => {
+    generateSessions(ctx.t.sessions, { sessions: 5 });
+    const dirs = readdirSync(ctx.t.sessions).sort().map((n) => join(ctx.t.sessions, n));
+    const broken = join(ctx.t.sessions, 'x-broken');
+    mkdirSync(join(broken, 'events.jsonl'), { recursive: true }); // a folder where the ledger should be: reading it throws
+    expect(() => ctx.ix.ingestSessions([...dirs, broken])).toThrow();
+    expect(ctx.ix.stats()).toMatchObject({ ledgers: 0, episodes: 0, facts: 0 });
+    expect(ctx.ix.ingestSessions(dirs).reduce((n, r) => n + r.facts, 0)).toBe(15);
+    expect(ctx.ix.stats()).toMatchObject({ ledgers: 5, episodes: 5, facts: 15 });
   });
 
   /** The names of the database's own indexes (not SQLite's automatic ones). */

@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { openRuntime } from '../../src/root/runtime.js';
 import { parseJob, type Job } from '../../src/runtime/job.js';
 import { exampleJob, makeRoot, newSession, REPO } from '../helpers/root.js';
+import { ftsInstances, TOKENS } from '../memory/helpers.js';
 
 /** A shipped example job by file name (examples/jobs/). */
 export function shippedJob(name: string): Job {
@@ -52,8 +53,9 @@ export function dumpIndex(db: Database.Database): Record<string, unknown[]> {
     fact: q('SELECT session, seq, ledger, step, provider, capability, schema, trust, subject, observed_at, valid_until, confidence, payload, digest FROM fact'),
     fact_field: q('SELECT f.session, f.seq, ff.ord, ff.key, ff.num, ff.txt FROM fact_field ff JOIN fact f ON f.id = ff.fact_id'),
     fact_field_orphans: q('SELECT fact_id FROM fact_field WHERE fact_id NOT IN (SELECT id FROM fact)'),
-    fact_fts: q('SELECT f.session, f.seq, x.body, x.tier FROM fact_fts x LEFT JOIN fact f ON f.id = x.rowid'),
-    episode_fts: q('SELECT e.session, x.goal FROM episode_fts x LEFT JOIN episode e ON e.id = x.rowid'),
+    // contentless full-text indexes (memory/schema.ts): their tokens per document, an orphan's session null
+    fact_fts: q(`SELECT f.session, f.seq, ${TOKENS} FROM ${ftsInstances(db, 'fact_fts')} v LEFT JOIN fact f ON f.id = v.doc GROUP BY v.doc`),
+    episode_fts: q(`SELECT e.session, ${TOKENS} FROM ${ftsInstances(db, 'episode_fts')} v LEFT JOIN episode e ON e.id = v.doc GROUP BY v.doc`),
     failure: q('SELECT session, seq, ledger, t, type, kind, step, capability, tool, provider, schema, signature, detail, detail_trust, attempt, resolution, resolved_by, digest FROM failure'),
     control_event: q('SELECT * FROM control_event'),
     provider_call: q('SELECT * FROM provider_call'),
