@@ -90,7 +90,9 @@ process.stdout.write(JSON.stringify({ early, natives: typeof %IsBeingInterpreted
 globalThis[Symbol.for('picoharness.bundle.started')]();
 `);
     const flags = ['--allow-natives-syntax'];
-    const [plain, flagged] = [[], flags].map((f) => cacheFilesFor(bundle, readFileSync(bundle, 'utf8'), f, {})![0]!);
+    const cacheFor = (f: string[]): string => cacheFilesFor(bundle, readFileSync(bundle, 'utf8'), f, {})![0]!;
+    const plain = cacheFor([]);
+    const flagged = cacheFor(flags);
     expect(flagged).not.toBe(plain);
     const first = run(bundle, flags);
     expect(first).toEqual({ said: { early: [true, true], natives: 'boolean' }, cache: 'none' });
