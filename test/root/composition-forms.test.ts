@@ -1,7 +1,8 @@
 // The composition's hash and text taken in one walk (issue 32, a worker's start) are those of
 // compositionHash and compositionText, byte for byte: replay compares them across versions.
 import { describe, expect, it } from 'vitest';
-import { compositionForms, compositionHash, compositionText, type Composition } from '../../src/ledger/composition.js';
+import { compositionHash, compositionText, type Composition } from '../../src/ledger/composition.js';
+import { compositionForms } from '../../src/root/composition.js';
 import { initRoot } from '../../src/root/init.js';
 import { openRuntime } from '../../src/root/runtime.js';
 import { tempDir } from '../helpers/temp.js';
