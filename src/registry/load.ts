@@ -72,7 +72,8 @@ export function folderSource(root: string): ManifestSource {
       const abs = join(root, 'manifests', dir);
       if (!existsSync(abs)) return null;
       if (!checkInsideRoot(`manifests/${dir}`, abs, root, issues)) return [];
-      return readdirSync(abs).filter((name) => name.startsWith('.') || checkInsideRoot(`manifests/${dir}/${name}`, join(abs, name), root, issues));
+      // an entry that is no symlink is where its folder is, inside the root: only a link is followed to see where it leads
+      return readdirSync(abs, { withFileTypes: true }).filter((e) => e.name.startsWith('.') || !e.isSymbolicLink() || checkInsideRoot(`manifests/${dir}/${e.name}`, join(abs, e.name), root, issues)).map((e) => e.name);
     },
     read: (file) => readManifestText(root, file),
   };
