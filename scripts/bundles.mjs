@@ -99,7 +99,9 @@ for (const b of BUNDLES) {
   });
   // the second line names node's own modules the bundle requires: a runner that sets V8 flags
   // loads them first, while node's compiled copies of them still fit (src/base/bundle-run.ts)
-  const builtins = [...new Set(Object.values(r.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && isBuiltin(i.path)).map((i) => i.path.replace(/^node:/, '')))].sort();
+  const required = Object.values(r.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && isBuiltin(i.path)).map((i) => i.path.replace(/^node:/, ''));
+  // and node's global `performance`, which loads perf_hooks on first use
+  const builtins = [...new Set([...required, ...(/\bperformance\.now\(/.test(r.outputFiles[0].text) ? ['perf_hooks'] : [])])].sort();
   const body = `// node builtins: ${builtins.join(' ')}\n${r.outputFiles[0].text.replace(/^#!.*\n/, '')}`;
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 32);
   const whole = `// picoharness bundle ${digest}\n${body}`;
