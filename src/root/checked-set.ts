@@ -16,10 +16,13 @@
  * daemon's own folder (sessions/.daemon/), is read through the one safe open (base/safe-open.ts:
  * no symlink, a regular file of one link), and must be owned by this process's user and writable
  * by no one else; its first line is the digest of the rest, so a torn or edited file is not
- * whole; and it names the build that wrote it (manifest-watch.ts buildStamp). Anything else and
- * the files are checked as if there were none, and a new record is written once they pass.
+ * whole; and it names the code that wrote it (the build, the validating libraries' versions).
+ * Anything else and the files are checked as if there were none, and a new record is written
+ * once they pass. A set taken from a record compiled its schemas when it was recorded, so its
+ * schemas compile on first use rather than all before the first job (runtime.ts warm).
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { replaceFileSync } from '../base/durable-file.js';
 import { readPlanted, rootRules } from '../base/safe-open.js';
 import type { Playbook } from '../agent/playbooks.js';
@@ -69,6 +72,18 @@ export function loadRecorded(root: string, registry: Registry, set: CheckedSet, 
 }
 
 const FORMAT = 'checked-manifests@1';
+
+/**
+ * The code that checks manifests, as this process runs it: this build (manifest-watch.ts), and
+ * the versions of the libraries that validate (bundled with it, or installed beside it): a record
+ * of other code is never believed. Null when the build cannot be told.
+ */
+function checker(): string | null {
+  const build = buildStamp();
+  const zod = createRequire(import.meta.url)('zod/package.json') as { version: string };
+  const ajv = createRequire(import.meta.url)('ajv/package.json') as { version: string };
+  return build === null ? null : `${build}, zod ${zod.version}, ajv ${ajv.version}`;
+}
 /** Far above the record of any real set (the shipped one is some 150 kB). */
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -82,7 +97,7 @@ export function checkedSetKey(snapshotText: string): string {
 /** The record at `file` when it holds the set of `key` under this build and this user wrote it; null otherwise. */
 export function readCheckedSet(root: string, file: string, key: string): CheckedSet | null {
   const me = process.geteuid?.();
-  const build = buildStamp();
+  const build = checker();
   if (me === undefined || build === null) return null;
   let text: string;
   try {
@@ -105,7 +120,7 @@ export function readCheckedSet(root: string, file: string, key: string): Checked
 
 /** Keep `set` as what the texts of `key` gave; a failure only costs the next worker the shortcut. */
 export function writeCheckedSet(file: string, key: string, set: CheckedSet): void {
-  const build = buildStamp();
+  const build = checker();
   if (build === null) return;
   const body = JSON.stringify({ format: FORMAT, build, key, set });
   try {

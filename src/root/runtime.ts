@@ -149,7 +149,8 @@ export class Runtime {
     this.warming ??= (async () => {
       const { SessionPath, checkSchemas } = await import('./session-path.js');
       if (this.deferred) {
-        checkSchemas(this.loaded);
+        // a set from the record of the same files under the same code: its schemas compiled when it was recorded
+        if (!this.fromRecord) checkSchemas(this.loaded);
         const lg = this.opts.lastGood;
         try {
           if (lg && this.unchecked && (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== this.unchecked.text)) storeSnapshot(lg.file, this.unchecked.snap);
