@@ -33,6 +33,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,12 +91,18 @@ for (const b of BUNDLES) {
     plugins: [importMetaUrl],
     banner: { js: "var __picoModuleUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;" },
     write: false,
+    metafile: true,
     logLevel: 'error',
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,
   });
-  const body = r.outputFiles[0].text.replace(/^#!.*\n/, '');
+  // the second line names node's own modules the bundle requires: a runner that sets V8 flags
+  // loads them first, while node's compiled copies of them still fit (src/base/bundle-run.ts)
+  const required = Object.values(r.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && isBuiltin(i.path)).map((i) => i.path.replace(/^node:/, ''));
+  // and node's global `performance`, which loads perf_hooks on first use
+  const builtins = [...new Set([...required, ...(/\bperformance\.now\(/.test(r.outputFiles[0].text) ? ['perf_hooks'] : [])])].sort();
+  const body = `// node builtins: ${builtins.join(' ')}\n${r.outputFiles[0].text.replace(/^#!.*\n/, '')}`;
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 32);
   const whole = `// picoharness bundle ${digest}\n${body}`;
   const out = join(OUT_DIR, b.name);

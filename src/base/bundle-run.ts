@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -27,6 +28,8 @@ import { installBundleHooks } from './bundle-hooks.js';
 
 /** The first line of a bundle: `// picoharness bundle <digest of the rest>`. */
 const HEAD = /^\/\/ picoharness bundle ([0-9a-f]{16,64})\n/;
+/** Its second: `// node builtins: <node's modules it requires, by name>` (scripts/bundles.mjs). */
+const BUILTINS = /^\/\/ picoharness bundle [0-9a-f]{16,64}\n\/\/ node builtins: ([a-z0-9_/ ]*)\n/;
 
 export interface BundleRun {
   /** what the bundle's entry module exports */
@@ -90,11 +93,14 @@ export type KeepCache = 'missing' | 'warm-up';
  * running it throws, as an import of the modules would. With `keep: 'warm-up'` (the daemon) a
  * bundle without a cache V8 takes is not run (null), but in the warm-up itself: compiled whole
  * without one, it costs a long-lived process about 4 MB more resident memory than its modules
- * do (measured), so the caller runs the modules instead.
+ * do (measured), so the caller runs the modules instead. `v8Flags` are set before the bundle is
+ * compiled (setFlagsAfterBuiltins says why not on the command line).
  */
-export function runBundle(bundle: string, keep: KeepCache = 'missing', env: NodeJS.ProcessEnv = process.env): BundleRun | null {
+export function runBundle(bundle: string, keep: KeepCache = 'missing', env: NodeJS.ProcessEnv = process.env, v8Flags: readonly string[] = []): BundleRun | null {
   const text = readFileSync(bundle, 'utf8');
-  const files = cacheFilesFor(bundle, text, process.execArgv, env) ?? [];
+  if (v8Flags.length > 0) setFlagsAfterBuiltins(text, v8Flags);
+  // flags set here are checked against a cache as those of the command line are: they name it too
+  const files = cacheFilesFor(bundle, text, [...process.execArgv, ...v8Flags], env) ?? [];
   let cachedData: Buffer | undefined;
   for (const f of files) {
     try {
@@ -130,6 +136,23 @@ export function runBundle(bundle: string, keep: KeepCache = 'missing', env: Node
   fn(mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
   mod.loaded = true;
   return { exports: mod.exports, cache };
+}
+
+/**
+ * Set V8 flags for the rest of this process, once node's own modules that the bundle requires are
+ * loaded. V8 checks every code cache against its flags, node's cache of its own modules too, made
+ * when node was built with none: a V8 flag on the command line (the session worker's `--no-opt`)
+ * made node compile from source each of its modules that is not in its start-up snapshot, some
+ * hundred in a session worker (child_process, net, stream, crypto, fs/promises, …: 10–15 ms of its
+ * start, measured). Loaded first and the flags set after, they come from node's cache, and the
+ * bundle is compiled, and its own cache checked and made, under the flags set. A module node loads
+ * later (a lazy one inside node) is compiled under the new flags, as all were before.
+ */
+function setFlagsAfterBuiltins(text: string, flags: readonly string[]): void {
+  const need = BUILTINS.exec(text.slice(0, 4096))?.[1]?.split(' ').filter(Boolean) ?? [];
+  const load = createRequire(import.meta.url);
+  for (const id of need) load(`node:${id}`);
+  for (const f of flags) setFlagsFromString(f);
 }
 
 /**

@@ -10,7 +10,7 @@
  * the reason and the fix, never the content.
  */
 import { describeDuplicate, parseJsonStrict } from './strict-json.js';
-import { readPlanted, rootRules, UnsafeFileError } from './safe-open.js';
+import { plantedFolder, readPlanted, rootRules, UnsafeFileError, type PlantedFile } from './safe-open.js';
 import { decodeUtf8Strict } from './utf8.js';
 
 /** One problem of one manifest file (the shape of load.ts's ManifestIssue). */
@@ -38,9 +38,31 @@ export class ManifestReadError extends Error {
  * and strictly UTF-8. Throws ManifestReadError naming the reason, never quoting the content.
  */
 export function readManifestText(root: string, file: string): string {
+  return manifestText(() => readPlanted(rootRules(root), file, READ));
+}
+
+const READ = { maxBytes: MANIFEST_MAX_BYTES, what: 'manifest' };
+
+/**
+ * The manifests of one folder (relative to the root), each read as readManifestText reads it, the
+ * way to the folder walked and checked once (base/safe-open.ts plantedFolder): `read` takes a file
+ * name in it. Null when the folder is not there or is refused on the way: read file by file then,
+ * which says why for each. The caller closes it.
+ */
+export function manifestFolder(root: string, dir: string): { read(name: string): string; close(): void } | null {
+  let folder: ReturnType<typeof plantedFolder>;
+  try {
+    folder = plantedFolder(rootRules(root), dir);
+  } catch {
+    return null;
+  }
+  return folder && { read: (name) => manifestText(() => folder.read(name, READ)), close: folder.close };
+}
+
+function manifestText(read: () => PlantedFile | null): string {
   let bytes: Uint8Array;
   try {
-    const f = readPlanted(rootRules(root), file, { maxBytes: MANIFEST_MAX_BYTES, what: 'manifest' });
+    const f = read();
     if (f === null) throw new ManifestReadError('does not exist', 'add the file or remove its name from the folder');
     bytes = f.bytes;
   } catch (err) {

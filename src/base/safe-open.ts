@@ -321,12 +321,31 @@ export interface OpenedFile {
 export function openPlanted(rules: RootRules, path: string, opts: ReadOptions): OpenedFile | null {
   const names = namesBelow(rules, path);
   if (names.length === 0) throw new UnsafeFileError(rules.root, 'not_regular', 'is the root folder, not a file', 'name a file under the root');
-  const file = display(rules, names);
-  const what = opts.what ?? 'file';
   const dirFd = openFolder(rules, names.slice(0, -1));
   if (dirFd === null) return null;
-  const dirPath = display(rules, names.slice(0, -1));
-  const name = names[names.length - 1]!;
+  try {
+    return openInFolder(rules, dirFd, display(rules, names.slice(0, -1)), names[names.length - 1]!, opts);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/**
+ * Files of one folder under the root read as readPlanted reads each, the way to the folder walked
+ * and checked once (null: it does not exist). `read` takes a name in it, no path; the caller closes.
+ */
+export function plantedFolder(rules: RootRules, folder: string): { read(name: string, opts: ReadOptions): PlantedFile | null; close(): void } | null {
+  const names = namesBelow(rules, folder);
+  const dirFd = openFolder(rules, names);
+  if (dirFd === null) return null;
+  return { read: (name, opts) => readOpened(openInFolder(rules, dirFd, display(rules, names), name, opts), opts), close: () => closeSync(dirFd) };
+}
+
+/** openPlanted's checks of `name` in the folder open as `dirFd`, at `dirPath`. */
+function openInFolder(rules: RootRules, dirFd: number, dirPath: string, name: string, opts: ReadOptions): OpenedFile | null {
+  if (name.includes('/') || name === '..') throw new TypeError(`a name in a folder is wanted here, not the path ${name}`);
+  const file = join(dirPath, name);
+  const what = opts.what ?? 'file';
   let fd: number | null = null;
   try {
     let looked: Stats;
@@ -361,7 +380,6 @@ export function openPlanted(rules: RootRules, path: string, opts: ReadOptions): 
     return opened;
   } finally {
     if (fd !== null) closeSync(fd);
-    closeSync(dirFd);
   }
 }
 
@@ -370,7 +388,10 @@ export function openPlanted(rules: RootRules, path: string, opts: ReadOptions): 
  * or null when it (or a folder on the way) does not exist. Throws UnsafeFileError on a refusal.
  */
 export function readPlanted(rules: RootRules, path: string, opts: ReadOptions): PlantedFile | null {
-  const f = openPlanted(rules, path, opts);
+  return readOpened(openPlanted(rules, path, opts), opts);
+}
+
+function readOpened(f: OpenedFile | null, opts: ReadOptions): PlantedFile | null {
   if (f === null) return null;
   try {
     const bytes = readAll(f.fd, opts.maxBytes, f.path, opts.what ?? 'file', f.stat.uid);

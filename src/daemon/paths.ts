@@ -5,8 +5,9 @@
  *   sessions/<id>/job.json     a claimed job; the session folder is its whole state
  *   sessions/<id>/result.json  written by the runtime when the session ends
  *   sessions/rejected/         bad input, each beside <name>.reason.json
- *   sessions/.daemon/          status.json, the single-instance lock, the live worker's pid and
- *                              manifests.last-good.json, the set of manifests in force
+ *   sessions/.daemon/          status.json, the single-instance lock, the live worker's pid,
+ *                              manifests.last-good.json, the set of manifests in force, and
+ *                              manifests.checked-set, what the files of a set gave once checked
  *
  * This module only names paths; it creates nothing and reads nothing.
  */
@@ -26,6 +27,8 @@ export interface DaemonPaths {
   lastGood: string;
   /** the stamp of the last manifests a worker loaded and compiled (root/manifest-watch.ts) */
   checked: string;
+  /** what the files of the last set a worker checked gave, for the next worker on the same bytes (root/checked-set.ts) */
+  checkedSet: string;
 }
 
 /** The daemon's paths under `root` (made absolute). */
@@ -44,6 +47,7 @@ export function daemonPaths(root: string): DaemonPaths {
     worker: join(daemonDir, 'worker'),
     lastGood: join(daemonDir, 'manifests.last-good.json'),
     checked: join(daemonDir, 'manifests.checked'),
+    checkedSet: join(daemonDir, 'manifests.checked-set'),
   };
 }
 

@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PREFORKED } from './worker-protocol.js';
+import { PREFORKED, WORKER_V8_FLAGS } from './worker-protocol.js';
 import { currentBundle } from '../base/bundle-run.js';
 
 /**
@@ -40,16 +40,6 @@ export function workerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/**
- * V8 flags of the worker alone: no optimising compiler. A worker lives for a burst of jobs and
- * exits when idle, so TurboFan's compiles on the other core cost more than the code they make
- * saves: in `npm run bench` (200 jobs on a new worker) a third of the worker's CPU was compiler
- * threads, and without them its CPU per job fell from about 3.4 to 2.8 ms (A/B, same runs); over
- * 1,000 jobs on one worker the two are even. The interpreter and the baseline compiler
- * (Sparkplug) still run; a model's work is native code either way.
- */
-const WORKER_ONLY_FLAGS = ['--no-opt'];
-
 export function workerExecArgv(execArgv: readonly string[]): string[] {
   return execArgv.filter((a) => !DAEMON_ONLY_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
 }
@@ -63,11 +53,14 @@ export interface Forked {
 
 export function forkWorker(root: string, args: string[], env: NodeJS.ProcessEnv): Forked {
   const t0 = performance.now();
-  const child = fork(workerScript(), [root, ...args], {
+  const script = workerScript();
+  // the bundled worker sets its V8 flags itself, after node's modules it needs are loaded (worker-bundled.ts)
+  const v8Flags = script.endsWith('worker-bundled.js') ? [] : WORKER_V8_FLAGS;
+  const child = fork(script, [root, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: workerEnv(env),
     serialization: 'json',
-    execArgv: [...workerExecArgv(process.execArgv), ...WORKER_ONLY_FLAGS],
+    execArgv: [...workerExecArgv(process.execArgv), ...v8Flags],
   });
   const exited = new Promise<string>((resolve) => {
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`));

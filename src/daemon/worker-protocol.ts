@@ -86,3 +86,15 @@ export const WORKER_EXIT_BROKEN_ROOT = 3;
 export const KEEP_LAST_GOOD = '--keep-last-good';
 /** The worker's second argument when it was forked before the daemon held the root (worker-fork.ts preforkWorker): it waits for `open`. */
 export const PREFORKED = '--preforked';
+
+/**
+ * V8 flags of the session worker alone: no optimising compiler. A worker lives for a burst of jobs
+ * and exits when idle, so TurboFan's compiles on the other core cost more than the code they make
+ * saves: in `npm run bench` (200 jobs on a new worker) a third of the worker's CPU was compiler
+ * threads, and without them its CPU per job fell from about 3.4 to 2.8 ms (A/B, same runs); over
+ * 1,000 jobs on one worker the two are even. The interpreter and the baseline compiler (Sparkplug)
+ * still run; a model's work is native code either way. Run from its bundle, the worker sets them
+ * itself once node's modules it needs are loaded (base/bundle-run.ts setFlagsAfterBuiltins, issue
+ * 32); run from its modules, they are on its command line (worker-fork.ts).
+ */
+export const WORKER_V8_FLAGS: readonly string[] = ['--no-opt'];

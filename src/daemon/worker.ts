@@ -28,7 +28,6 @@ import { terminalWatch } from './terminal.js';
 import { createLogger } from '../base/log.js';
 import { loadSettings } from './settings.js';
 import { openRealMemory, type MemoryHook } from './memory-seam.js';
-import { join } from 'node:path';
 import { daemonPaths, sessionFiles } from './paths.js';
 import { ProgressWriter } from '../progress/side-file.js';
 import { bounded, REASON_CHARS } from '../progress/steps.js';
@@ -95,8 +94,10 @@ class Worker {
       // taken before the files are read: a change while they are makes the record a stale one, never a wrong one
       this.stamp = checkedStamp(this.root);
       // a worker of a daemon that was already serving keeps the last good manifests when the files broke since
-      const lastGood = { file: join(daemonPaths(this.root).daemonDir, 'manifests.last-good.json'), fallBack: this.keepLastGood };
-      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true, watchManifests: true });
+      const paths = daemonPaths(this.root);
+      const lastGood = { file: paths.lastGood, fallBack: this.keepLastGood };
+      // the same files as the last worker's are not checked one by one again (root/checked-set.ts)
+      this.runtime = await openRuntime(this.root, { log: this.log, lastGood, deferWarm: true, watchManifests: true, checkedSet: paths.checkedSet });
     } catch (err) {
       this.warmed(false);
       return this.fatal(err as Error);
@@ -121,7 +122,7 @@ class Worker {
       writeCheckedStamp(daemonPaths(this.root).checked, this.stamp);
     }
     this.memory = await openRealMemory(this.root, this.log);
-    this.log.debug({ event: 'worker_warm', memory: this.memory !== null, warm_ms: Math.round(performance.now() - t0) }, 'session worker warmed up');
+    this.log.debug({ event: 'worker_warm', memory: this.memory !== null, manifests_from_record: this.runtime!.checkedFromRecord, warm_ms: Math.round(performance.now() - t0) }, 'session worker warmed up');
     void this.reportWorld();
     startupDone(); // run from its bundle, the code V8 compiled up to here is kept for the next worker
     return true;

@@ -72,7 +72,8 @@ export function folderSource(root: string): ManifestSource {
       const abs = join(root, 'manifests', dir);
       if (!existsSync(abs)) return null;
       if (!checkInsideRoot(`manifests/${dir}`, abs, root, issues)) return [];
-      return readdirSync(abs).filter((name) => name.startsWith('.') || checkInsideRoot(`manifests/${dir}/${name}`, join(abs, name), root, issues));
+      // an entry that is no symlink is where its folder is, inside the root: only a link is followed to see where it leads
+      return readdirSync(abs, { withFileTypes: true }).filter((e) => e.name.startsWith('.') || !e.isSymbolicLink() || checkInsideRoot(`manifests/${dir}/${e.name}`, join(abs, e.name), root, issues)).map((e) => e.name);
     },
     read: (file) => readManifestText(root, file),
   };
@@ -126,10 +127,14 @@ export function loadRoot(root: string, registry = new Registry(), source: Manife
   parseAll('tools', toolManifestSchema, (t) => t.name, docs.tools, 'tool');
   parseAll('providers', providerManifestSchema as z.ZodType<ProviderManifest>, (p) => p.id, docs.providers, 'provider');
 
+  return finishLoad(root, registry, docs, files, handles, issues);
+}
+
+/** The checks between manifests and against the filesystem, then the set registered (root/checked-set.ts calls it too). */
+export function finishLoad(root: string, registry: Registry, docs: LoadedRoot['documents'], files: Record<string, string>, handles: Record<string, SchemaHandle>, issues: ManifestIssue[]): LoadedRoot {
   crossCheck(docs, files, issues);
   boundaries(root, docs, files, issues);
   if (issues.length > 0) throw new ManifestError(issues);
-
   const scope = new Scope(`root ${root}`);
   for (const [id, c] of Object.entries(docs.capabilities)) registry.register('capabilities', id, c, scope);
   for (const [id, h] of Object.entries(handles)) registry.register('schemas', id, h, scope);

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { digestBytes } from '../ledger/canonical.js';
-import type { Composition } from '../ledger/composition.js';
+import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
 import type { LoadedRoot } from '../registry/load.js';
 import { BREAKERS, BUDGETS, BUDGET_SOFT_SHARE, MEASUREMENT_WINDOW, MIN_OBSERVATIONS, MIN_PASS_RATE } from '../runtime/settings.js';
 
@@ -69,4 +69,51 @@ export function programFile(root: string, arg: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The hash and the text of a document at once: what compositionHash and compositionText
+ * (ledger/composition.ts) give, byte for byte, for a fifth of the time (each runtime's open pays
+ * it: the shipped root's document is 130 kB, and the two walked it twice more). It is copied once with its
+ * keys in canonical order, and JSON.stringify writes both spellings of the copy. It is the same
+ * text as canonicalJson's only for plain JSON data whose keys are no array indexes (an object
+ * puts a key such as "2" before every other): for anything else the hash and the text are taken
+ * as compositionHash and compositionText take them.
+ */
+export function compositionForms(c: Composition): { hash: string; text: string } {
+  const copy = plainSorted(c);
+  if (copy === NOT_PLAIN) return { hash: compositionHash(c), text: compositionText(c) };
+  return { hash: digestBytes(JSON.stringify(copy)), text: JSON.stringify(copy, null, 2) + '\n' };
+}
+
+const NOT_PLAIN = Symbol('not plain');
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/** `v` with every object's keys in code-unit order and undefined members left out, or NOT_PLAIN. */
+function plainSorted(v: unknown): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : NOT_PLAIN;
+  if (typeof v !== 'object') return NOT_PLAIN;
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) return NOT_PLAIN;
+      const item = plainSorted(v[i]);
+      if (item === NOT_PLAIN || item === undefined) return NOT_PLAIN;
+      out.push(item);
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v).sort()) {
+    const member = (v as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    if (INDEX_KEY.test(key)) return NOT_PLAIN;
+    const m = plainSorted(member);
+    if (m === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = m;
+  }
+  return out;
 }

@@ -55,6 +55,16 @@ export function manifestFingerprint(root: string, loaded?: LoadedRoot): string {
  * (daemon/startup.ts), and any change to a file, a folder or the build makes it unknown again.
  */
 export function checkedStamp(root: string): string | null {
+  const build = buildStamp();
+  return build === null ? null : `${build}\n${manifestFingerprint(root)}\n`;
+}
+
+/**
+ * This build of the code that checks manifests: the package's version, its last build
+ * (dist/tsconfig.tsbuildinfo) and node's version, in one line; null when the build cannot be
+ * told (running from sources).
+ */
+export function buildStamp(): string | null {
   const build = statSync(join(PACKAGE_DIR, 'dist', 'tsconfig.tsbuildinfo'), { throwIfNoEntry: false });
   if (!build) return null;
   let version = 'unknown';
@@ -63,7 +73,7 @@ export function checkedStamp(root: string): string | null {
   } catch {
     // the build's time still tells builds apart
   }
-  return `picoharness ${version}, build ${build.mtimeMs}:${build.size}, node ${process.versions.node}\n${manifestFingerprint(root)}\n`;
+  return `picoharness ${version}, build ${build.mtimeMs}:${build.size}, node ${process.versions.node}`;
 }
 
 /** Record `stamp` (taken before the set was read) as a set that loaded; a failure only costs the next start its shortcut. */

@@ -21,15 +21,16 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import type { ProviderAdapter } from '../runtime/provider.js';
 import { digestBytes } from '../ledger/canonical.js';
-import { compositionHash, compositionText, type Composition } from '../ledger/composition.js';
-import { buildComposition } from './composition.js';
+import type { Composition } from '../ledger/composition.js';
+import { buildComposition, compositionForms } from './composition.js';
 import { machineHash } from '../machine/profile.js';
 import { providerDigests } from '../memory/provider-identity.js';
 import { listPrompts } from '../prompts/envelope.js';
 import { loadRoot, ManifestError, type LoadedRoot } from '../registry/load.js';
 import { loadPlaybooks, type LoadedPlaybooks, type Playbook } from '../agent/playbooks.js';
 import { loadLexicon, type LoadedLexicon } from '../agent/goal/load.js';
-import type { Lexicon } from '../agent/goal/lexicon.js';
+import { buildLexicon, type Lexicon } from '../agent/goal/lexicon.js';
+import { checkedSetKey, checkedSetOf, loadRecorded, readCheckedSet, writeCheckedSet, type CheckedSet } from './checked-set.js';
 import { Registry } from '../registry/registry.js';
 import { captureManifests, readSnapshot, snapshotSource, storeSnapshot, type ManifestSnapshot } from './snapshot.js';
 import { refusalsOnRecord } from './accept-manifests.js';
@@ -69,6 +70,12 @@ export interface RuntimeOptions {
    * without it, every session looks.
    */
   watchManifests?: boolean;
+  /**
+   * Where what the manifest files gave, once checked under this build, is kept for the next
+   * runtime on the same bytes, which then need not check each file again (root/checked-set.ts;
+   * the session worker's, in the daemon's folder). Used with `lastGood`, whose snapshot it keys.
+   */
+  checkedSet?: string;
 }
 
 /** How to run one session (the options of a run, session-path.ts, and where its folder and job come from). */
@@ -101,6 +108,10 @@ export class Runtime {
   private unchecked: { snap: ManifestSnapshot; text: string } | null = null;
   /** the first load left its schemas to warm() */
   private deferred = false;
+  /** what the files of the set loaded gave, to keep (checked-set.ts) once its schemas compiled */
+  private toKeep: { key: string; set: CheckedSet } | null = null;
+  /** the set in force was taken from the record of a set checked before (checked-set.ts) */
+  private fromRecord = false;
   /** the files did not load and the last good set was loaded in their place */
   private fellBack = false;
   private readonly machine = machineHash();
@@ -138,7 +149,8 @@ export class Runtime {
     this.warming ??= (async () => {
       const { SessionPath, checkSchemas } = await import('./session-path.js');
       if (this.deferred) {
-        checkSchemas(this.loaded);
+        // a set from the record of the same files under the same code: its schemas compiled when it was recorded
+        if (!this.fromRecord) checkSchemas(this.loaded);
         const lg = this.opts.lastGood;
         try {
           if (lg && this.unchecked && (!existsSync(lg.file) || readFileSync(lg.file, 'utf8') !== this.unchecked.text)) storeSnapshot(lg.file, this.unchecked.snap);
@@ -147,6 +159,7 @@ export class Runtime {
           this.log.warn({ event: 'last_good_not_kept', err: (err as Error).message, file: lg?.file }, `could not keep the manifests as the last good set: ${(err as Error).message}`);
         }
         this.unchecked = null;
+        this.keepChecked();
       }
       this.path = new SessionPath(this.root);
     })();
@@ -156,6 +169,17 @@ export class Runtime {
   private warmed(): SessionPath {
     if (!this.path) throw new Error('the runtime was opened with deferWarm and not warmed: await runtime.warm() first (a bug in the caller)');
     return this.path;
+  }
+
+  /** The set in force was taken from the record of the same files checked before (checked-set.ts), not checked file by file. */
+  get checkedFromRecord(): boolean {
+    return this.fromRecord;
+  }
+
+  /** Keep what the files of the set just loaded gave, once it is wholly checked (its schemas compiled). */
+  private keepChecked(): void {
+    if (this.toKeep && this.opts.checkedSet) writeCheckedSet(this.opts.checkedSet, this.toKeep.key, this.toKeep.set);
+    this.toKeep = null;
   }
 
   /** The set in force was read from the manifest files themselves (not the last good set standing in for broken ones). */
@@ -203,8 +227,9 @@ export class Runtime {
     const old = this.loaded;
     this.loaded = loaded;
     this.composition = composition;
-    this.compositionText = compositionText(composition);
-    this.hash = compositionHash(composition);
+    const forms = compositionForms(composition);
+    this.compositionText = forms.text;
+    this.hash = forms.hash;
     this.digests = providerDigests(composition);
     this.fingerprint = fingerprint;
     this.watch?.follow(loaded);
@@ -212,16 +237,25 @@ export class Runtime {
     if (old) await old.scope.unwind();
   }
 
-  /** The registry and the playbooks from one source of manifest texts; a broken playbook fails the set like any manifest. */
-  private async loadFrom(source: ManifestSource, defer = false): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
-    const loaded = loadRoot(this.root, new Registry(), source, { compile: !defer });
+  /**
+   * The registry and the playbooks from one source of manifest texts; a broken playbook fails the
+   * set like any manifest. With `key` (the digest of the texts: checked-set.ts) the files are taken
+   * from a record of the same texts checked before when there is one, and otherwise what they give
+   * is kept to be recorded once the set is wholly checked (keepChecked).
+   */
+  private async loadFrom(source: ManifestSource, defer = false, key: string | null = null): Promise<{ loaded: LoadedRoot; playbooks: LoadedPlaybooks; lexicon: LoadedLexicon }> {
+    const record = key !== null && this.opts.checkedSet ? readCheckedSet(this.root, this.opts.checkedSet, key) : null;
+    const recorded = record ? loadRecorded(this.root, new Registry(), record, !defer) : null;
+    const loaded = recorded ?? loadRoot(this.root, new Registry(), source, { compile: !defer });
     this.deferred = defer;
-    const playbooks = loadPlaybooks(source, loaded.registry.tools);
-    const lexicon = loadLexicon(source);
+    const playbooks: LoadedPlaybooks = record && recorded ? { playbooks: Object.values(record.playbooks), documents: record.playbooks, issues: [] } : loadPlaybooks(source, loaded.registry.tools);
+    const lexicon: LoadedLexicon = record && recorded ? { lexicon: buildLexicon(record.lexicon), documents: record.lexicon, issues: [] } : loadLexicon(source);
     if (playbooks.issues.length || lexicon.issues.length) {
       await loaded.scope.unwind();
       throw new ManifestError([...playbooks.issues, ...lexicon.issues]);
     }
+    this.fromRecord = recorded !== null;
+    this.toKeep = key !== null && recorded === null ? { key, set: checkedSetOf(loaded, playbooks.documents, lexicon.documents) } : null;
     return { loaded, playbooks, lexicon };
   }
 
@@ -239,15 +273,18 @@ export class Runtime {
     const lg = { ...given, fallBack: given.fallBack || refusalsOnRecord(this.root).length > 0 };
     const snap = captureManifests(this.root);
     const text = JSON.stringify(snap);
-    const stored = existsSync(lg.file) ? readFileSync(lg.file, 'utf8') : null;
+    const key = this.opts.checkedSet ? checkedSetKey(text) : null;
+    // the last good set is read only when it decides something: the deferred first load compares it in warm()
+    const stored = (): string | null => (existsSync(lg.file) ? readFileSync(lg.file, 'utf8') : null);
     try {
-      if (defer && (!lg.fallBack || stored === text)) {
-        const loaded = await this.loadFrom(snapshotSource(snap), true);
+      if (defer && (!lg.fallBack || stored() === text)) {
+        const loaded = await this.loadFrom(snapshotSource(snap), true, key);
         this.unchecked = { snap, text };
         return loaded;
       }
-      const loaded = await this.loadFrom(snapshotSource(snap));
-      if (stored !== text) storeSnapshot(lg.file, snap);
+      const loaded = await this.loadFrom(snapshotSource(snap), false, key);
+      if (stored() !== text) storeSnapshot(lg.file, snap);
+      this.keepChecked();
       return loaded;
     } catch (err) {
       const good = lg.fallBack && !this.loaded && err instanceof ManifestError ? readSnapshot(lg.file) : null;

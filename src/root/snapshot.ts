@@ -17,7 +17,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../base/durable-file.js';
-import { ManifestReadError } from '../base/manifest-file.js';
+import { manifestFolder, ManifestReadError } from '../base/manifest-file.js';
 import type { ManifestIssue } from '../registry/boundary.js';
 import { folderSource, type ManifestSource } from '../registry/load.js';
 
@@ -44,14 +44,20 @@ export function captureManifests(root: string): ManifestSnapshot {
     const names = live.list(dir, issues);
     snap.lists[dir] = names;
     snap.listIssues[dir] = issues;
-    for (const name of names ?? []) {
-      const file = `manifests/${dir}/${name}`;
-      try {
-        snap.files[file] = live.read(file);
-      } catch (err) {
-        // reported when loaded, in the reader's own words (the byte offset of a byte that is not UTF-8)
-        (snap.unreadable ??= {})[file] = { message: (err as Error).message, fix: err instanceof ManifestReadError ? err.fix : 'check the file permissions' };
+    // each file as folderSource reads it, the folder opened once for all of them (issue 32)
+    const folder = names?.length ? manifestFolder(root, `manifests/${dir}`) : null;
+    try {
+      for (const name of names ?? []) {
+        const file = `manifests/${dir}/${name}`;
+        try {
+          snap.files[file] = folder ? folder.read(name) : live.read(file);
+        } catch (err) {
+          // reported when loaded, in the reader's own words (the byte offset of a byte that is not UTF-8)
+          (snap.unreadable ??= {})[file] = { message: (err as Error).message, fix: err instanceof ManifestReadError ? err.fix : 'check the file permissions' };
+        }
       }
+    } finally {
+      folder?.close();
     }
   }
   return snap;

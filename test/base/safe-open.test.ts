@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFolder, listFolder, parseJsonQuiet, readPlanted, readPlantedText, rootRules, UnsafeFileError } from '../../src/base/safe-open.js';
+import { checkFolder, listFolder, parseJsonQuiet, plantedFolder, readPlanted, readPlantedText, rootRules, UnsafeFileError } from '../../src/base/safe-open.js';
 
 const NOBODY = 65534;
 const isRoot = process.geteuid?.() === 0;
@@ -202,6 +202,43 @@ describe('checkFolder and listFolder', () => {
     } finally {
       spawnSync('umount', [mnt]);
     }
+  });
+});
+
+describe('plantedFolder', () => {
+  it('reads each file of a folder as readPlanted does, refusals included, and no path', () => {
+    const dir = join(root, 'sessions', 'many');
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, 'a.json'), '{"a":1}', { mode: 0o600 });
+    writeFileSync(join(dir, 'big.json'), 'x'.repeat(5000), { mode: 0o600 });
+    writeFileSync(join(dir, 'loose.json'), '{}', { mode: 0o600 });
+    chmodSync(join(dir, 'loose.json'), 0o666);
+    symlinkSync(join(base, 'outside.json'), join(dir, 'link.json'));
+    writeFileSync(join(base, 'linked-in.json'), '{}', { mode: 0o600 });
+    linkSync(join(base, 'linked-in.json'), join(dir, 'hard.json'));
+    execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+    mkdirSync(join(dir, 'sub.json'), { mode: 0o700 });
+    const outcome = (read: () => unknown): unknown => {
+      try {
+        const f = read() as { bytes: Buffer; uid: number; mode: number } | null;
+        return f && { text: f.bytes.toString(), uid: f.uid, mode: f.mode };
+      } catch (err) {
+        return err instanceof UnsafeFileError ? { reason: err.reason, message: err.message } : { threw: String(err) };
+      }
+    };
+    const folder = plantedFolder(rootRules(root), 'sessions/many')!;
+    try {
+      const names = ['a.json', 'big.json', 'loose.json', 'link.json', 'hard.json', 'fifo.json', 'sub.json', 'none.json'];
+      const seen = names.map((n) => outcome(() => folder.read(n, CAP)));
+      expect(seen).toEqual(names.map((n) => outcome(() => readPlanted(rootRules(root), join(dir, n), CAP))));
+      expect(seen.map((o) => (o as { reason?: string } | null)?.reason ?? (o === null ? 'none' : 'read'))).toEqual(['read', 'size', 'mode', 'symlink', 'links', 'not_regular', 'not_regular', 'none']);
+      expect(() => folder.read('../many/a.json', CAP)).toThrow(TypeError);
+      expect(() => folder.read('..', CAP)).toThrow(TypeError);
+    } finally {
+      folder.close();
+    }
+    expect(plantedFolder(rootRules(root), 'sessions/nowhere')).toBeNull();
+    expect(refusal(() => plantedFolder(rootRules(root), 'sessions/s2/approvals')).reason).toBe('symlink');
   });
 });
 

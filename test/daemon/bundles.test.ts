@@ -39,11 +39,11 @@ globalThis[Symbol.for('picoharness.bundle.import')]('node:os').then((os) => {
   return file;
 }
 
-/** Run `bundle` with the runner in a new node (no node flags); its line and what the runner said of the cache. */
-function run(bundle: string): { said: Record<string, unknown>; cache: string } {
+/** Run `bundle` with the runner in a new node (no node flags; `v8Flags` set by the runner); its line and what the runner said of the cache. */
+function run(bundle: string, v8Flags: string[] = []): { said: Record<string, unknown>; cache: string } {
   const main = join(bundle, '..', 'run.mjs');
-  writeFileSync(main, `import { runBundle } from ${JSON.stringify(RUNNER)};\nconst r = runBundle(process.argv[2]);\nprocess.on('exit', () => process.stdout.write(JSON.stringify(r) + '\\n'));\n`);
-  const out = execFileSync(process.execPath, [main, bundle], { encoding: 'utf8' });
+  writeFileSync(main, `import { runBundle } from ${JSON.stringify(RUNNER)};\nconst r = runBundle(process.argv[2], 'missing', process.env, process.argv.slice(3));\nprocess.on('exit', () => process.stdout.write(JSON.stringify(r) + '\\n'));\n`);
+  const out = execFileSync(process.execPath, [main, bundle, ...v8Flags], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const [said, r] = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   return { said: said!, cache: r!.cache as string };
 }
@@ -77,6 +77,29 @@ describe('the bundle runner and its code cache', () => {
     expect(r.cache).toBe('none');
     expect(readFileSync(bundle, 'utf8')).toContain('picoharness bundle');
     expect(execFileSync('ls', ['-a', dir], { encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('sets V8 flags it is given after loading the node modules the bundle names, before compiling it; they name its cache, which is used the next time', () => {
+    const dir = tempDir('pico-bundle-');
+    const bundle = join(dir, 'flags.cjs');
+    // %IsBeingInterpreted compiles only under --allow-natives-syntax: the flag is set before the bundle is compiled
+    writeFileSync(bundle, `// picoharness bundle ${'c'.repeat(32)}
+// node builtins: os zlib
+const early = ['os', 'zlib'].map((m) => process.moduleLoadList.includes('NativeModule ' + m));
+process.stdout.write(JSON.stringify({ early, natives: typeof %IsBeingInterpreted() }) + '\\n');
+globalThis[Symbol.for('picoharness.bundle.started')]();
+`);
+    const flags = ['--allow-natives-syntax'];
+    const cacheFor = (f: string[]): string => cacheFilesFor(bundle, readFileSync(bundle, 'utf8'), f, {})![0]!;
+    const plain = cacheFor([]);
+    const flagged = cacheFor(flags);
+    expect(flagged).not.toBe(plain);
+    const first = run(bundle, flags);
+    expect(first).toEqual({ said: { early: [true, true], natives: 'boolean' }, cache: 'none' });
+    expect(existsSync(flagged)).toBe(true);
+    expect(existsSync(plain)).toBe(false);
+    expect(run(bundle, flags).cache).toBe('used'); // made and checked under the same flags
+    expect(() => run(bundle)).toThrow(/SyntaxError/); // without them the bundle does not even compile
   });
 
   it('names the cache by the bundle digest, node and the flags, looks in $CACHE_DIRECTORY first, and offers none for a bundle without a digest', () => {

@@ -154,6 +154,10 @@ describe('the session worker', () => {
     const readies = d.lines.filter((l) => l.event === 'worker_ready');
     expect(readies).toHaveLength(2);
     expect(readies[1]!.worker).not.toBe(readies[0]!.worker);
+    // the new worker took what the first one's check of the same files gave (root/checked-set.ts), and ran on the same composition
+    expect(d.lines.filter((l) => l.event === 'worker_warm').map((l) => l.manifests_from_record)).toEqual([false, true]);
+    const composition = (id: string): unknown => (JSON.parse(readFileSync(join(root, 'sessions', id, 'events.jsonl'), 'utf8').split('\n')[0]!) as { hash: unknown }).hash;
+    expect(composition(b.id)).toBe(composition(a.id));
     await stopDaemon(d);
   }, 60_000);
 
@@ -231,7 +235,8 @@ describe('the session worker', () => {
     const r = await picoAsync(['daemon', '--root', root]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/thermal@1\.json: not a usable JSON Schema: schema thermal@1: does not compile[^\n]*fix the schema so it compiles/);
-    // the broken set was never kept as the last good one, which a later worker would fall back to
+    // the broken set was never kept as the last good one, which a later worker would fall back to, nor recorded as checked
     expect(existsSync(join(root, 'sessions', '.daemon', 'manifests.last-good.json'))).toBe(false);
+    expect(existsSync(join(root, 'sessions', '.daemon', 'manifests.checked-set'))).toBe(false);
   }, 60_000);
 });
