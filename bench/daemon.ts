@@ -51,7 +51,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,7 @@ import { initRoot } from '../src/root/init.js';
 import { PACKAGE_DIR } from '../src/root/runtime.js';
 import type { BenchRow } from './types.js';
 import { peerJobs, type PeerFigure } from './peer.js';
+import { SETTLED_RATIO, settleFolder } from './fs-settle.js';
 
 /**
  * Where the bench's roots live: `.bench/` in the repository, where `npm start` keeps its
@@ -247,61 +248,6 @@ function runtimeAloneFresh(root: string, jobs: number): number {
   const script = fileURLToPath(new URL('./runtime-alone.js', import.meta.url));
   const out = execFileSync(process.execPath, [script, root, String(jobs)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return (JSON.parse(out) as { jobs_per_s: number }).jobs_per_s;
-}
-
-/**
- * What a new folder plus a new file cost in `dir` now, in µs: a claim makes one of each (and
- * the result one more file). On the dev VM's ext4, which has no journal, the inode allocator
- * skips inodes freed in the last minutes, so right after a test run deleted its temp roots this
- * is 10–25 times what it is in a quiet folder; the row lets a reader see which case a run was.
- */
-function folderAndFileUs(dir: string, n = 100): number {
-  mkdirSync(dir);
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    mkdirSync(join(dir, String(i)));
-    closeSync(openSync(join(dir, String(i), 'f'), 'a'));
-  }
-  return ((performance.now() - t0) / n) * 1000;
-}
-
-/** What appending 4 KiB to an existing file costs in `dir` now, in µs: the yardstick for folderAndFileUs. */
-function appendUs(dir: string, n = 100): number {
-  const fd = openSync(join(dir, 'append-probe'), 'a');
-  const block = Buffer.alloc(4096, 0x61);
-  try {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) writeSync(fd, block);
-    return ((performance.now() - t0) / n) * 1000;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A new folder and file may cost this many appends before the bench folder counts as unsettled. */
-const SETTLED_RATIO = 8;
-/** The longest the bench waits for the folder to settle (the slow spell lasts one to two minutes). */
-const SETTLE_MAX_MS = 180_000;
-
-/**
- * Wait until new files in `dir` cost what they normally do (see folderAndFileUs): a new folder and
- * file within SETTLED_RATIO appends to an existing file, probed every 5 s, for up to SETTLE_MAX_MS.
- * Normally that is 2–5 appends; in the minutes after a mass deletion nearby (an `npm ci` replacing
- * node_modules, a test run's temp roots, the memory bench of a run just before) it is 20–50, and a
- * burst measured then measures the filesystem's spell, not the daemon. The wait and both probes go
- * in the bench's table, so a reader sees when a run began in that spell.
- */
-async function settleFolder(dir: string): Promise<{ waitedMs: number; firstUs: number; us: number; ratio: number }> {
-  const t0 = performance.now();
-  let firstUs = NaN;
-  for (let probe = 0; ; probe++) {
-    const us = folderAndFileUs(join(dir, `probe-${probe}`), 50);
-    const ratio = us / appendUs(dir);
-    if (probe === 0) firstUs = us;
-    const waitedMs = performance.now() - t0;
-    if (ratio <= SETTLED_RATIO || waitedMs >= SETTLE_MAX_MS) return { waitedMs, firstUs, us, ratio };
-    await sleep(5000);
-  }
 }
 
 function median(xs: readonly number[]): number {
