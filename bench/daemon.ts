@@ -77,6 +77,11 @@ const ROUNDS = 3;
 const WORKER_IDLE_MS = 2000;
 /** Node flags the daemon runs with under systemd (systemd/picoharness.service ExecStart); the bench uses the same. */
 export const DAEMON_NODE_FLAGS = (process.env.PICO_BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --lite-mode --no-expose-wasm').split(' ').filter(Boolean);
+/**
+ * The unit's environment that changes how the daemon uses memory (systemd/picoharness.service
+ * Environment=): glibc's malloc kept to two arenas. The bench's daemons and bare nodes get it too.
+ */
+export const DAEMON_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
 /** dist/src/cli/main.js, found from this file whether it runs from dist/bench or bench/. */
 function mainJs(): string {
@@ -144,9 +149,10 @@ function workerOf(pid: number): number | undefined {
   });
 }
 
-/** A bare `node` process's RSS on this machine (with the given node flags), for comparison. */
+/** A bare `node` process's RSS on this machine (with the given node flags, and the daemon's environment with them), for comparison. */
 function bareNodeRssMb(flags: readonly string[] = []): number {
-  const out = execFileSync(process.execPath, [...flags, '-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8' });
+  const env = flags.length > 0 ? { ...process.env, ...DAEMON_ENV } : process.env;
+  const out = execFileSync(process.execPath, [...flags, '-e', "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 200)"], { encoding: 'utf8', env });
   return Number(out) / 1024;
 }
 
@@ -155,7 +161,7 @@ function bareNodeStartMs(times = 5): number {
   const ms: number[] = [];
   for (let i = 0; i < times; i++) {
     const t0 = performance.now();
-    execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', '0']);
+    execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', '0'], { env: { ...process.env, ...DAEMON_ENV } });
     ms.push(performance.now() - t0);
   }
   return median(ms);
@@ -165,7 +171,7 @@ function bareNodeStartMs(times = 5): number {
 function bareNodeCpuMs(times = 5): number {
   const ms: number[] = [];
   for (let i = 0; i < times; i++) {
-    const out = execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', 'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))'], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, '-e', 'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))'], { encoding: 'utf8', env: { ...process.env, ...DAEMON_ENV } });
     ms.push(Number(out));
   }
   return median(ms);
@@ -182,7 +188,7 @@ async function idleRssBeforeAnyJob(): Promise<{ total: number; anon: number }> {
   try {
     initRoot(root);
     child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, mainJs(), 'daemon', '--root', root, '--worker-idle-ms', String(WORKER_IDLE_MS)], {
-      env: { ...process.env, PICO_LOG_LEVEL: 'info' },
+      env: { ...process.env, ...DAEMON_ENV, PICO_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const stopped = new LineCounter('worker_stopped');
@@ -213,7 +219,7 @@ async function restartToReady(root: string, rx: NotifyReceiver, notifyName: stri
   rx.messages.length = 0; // what the daemons before said
   const t0 = performance.now();
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, mainJs(), 'daemon', '--root', root, '--worker-idle-ms', String(WORKER_IDLE_MS)], {
-    env: { ...process.env, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
+    env: { ...process.env, ...DAEMON_ENV, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((ok) => child.once('exit', ok));
@@ -278,7 +284,7 @@ export async function benchDaemon(): Promise<BenchRow[]> {
     const job = readFileSync(join(root, 'examples', 'jobs', 'why-is-the-disk-full.json'), 'utf8');
     const t0 = performance.now();
     child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, mainJs(), 'daemon', '--root', root, '--worker-idle-ms', String(WORKER_IDLE_MS)], {
-      env: { ...process.env, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
+      env: { ...process.env, ...DAEMON_ENV, NOTIFY_SOCKET: notifyName, PICO_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     // time the worker spent on each run, in its own clock, from the daemon's "finished" log lines

@@ -24,7 +24,7 @@ import { connectServer, ensureFleet } from '../src/fleet/connect.js';
 import { submit } from '../src/fleet/commands.js';
 import { parseJob } from '../src/runtime/job.js';
 import { initRoot } from '../src/root/init.js';
-import { DAEMON_NODE_FLAGS } from './daemon.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from './daemon.js';
 import { generateSessions, ledgerText } from './memory-gen.js';
 import type { BenchRow } from './types.js';
 
@@ -84,7 +84,7 @@ function bigSession(sessionsDir: string): string {
 }
 
 function pico(args: string[], lines?: Record<string, unknown>[], level = 'info'): ChildProcess {
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PICO_LOG_LEVEL: level } });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...DAEMON_ENV, PICO_LOG_LEVEL: level } });
   let buf = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     buf += d;

@@ -31,7 +31,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import { renderSvg } from '../src/report/charts.js';
 import { initRoot } from '../src/root/init.js';
 import { PACKAGE_DIR } from '../src/base/package.js';
-import { DAEMON_NODE_FLAGS } from './daemon.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from './daemon.js';
 
 /** Example jobs that answer from the shipped tools in well under a second each. */
 const EXAMPLES = ['why-is-the-disk-full.json', 'why-is-the-disk-full-goal-only.json', 'errors-in-the-log.json', 'is-memory-running-low.json'];
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   mkdirSync(staging, { recursive: true });
 
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, main, 'daemon', '--root', root], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PICO_LOG_LEVEL: 'info' } });
+  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, main, 'daemon', '--root', root], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...DAEMON_ENV, PICO_LOG_LEVEL: 'info' } });
   let finished = 0;
   let removed = 0;
   let ready = false;

@@ -39,7 +39,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { initRoot } from '../src/root/init.js';
 import type { BenchRow } from './types.js';
-import { DAEMON_NODE_FLAGS } from './daemon.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from './daemon.js';
 
 const IDLE_S = Number(process.env.PICO_BENCH_IDLE_S ?? 120);
 const TRICKLE = Number(process.env.PICO_BENCH_TRICKLE ?? 30);
@@ -94,7 +94,7 @@ interface Traced {
 function startTraced(root: string, traceFile: string, workerIdleMs: number): Traced {
   const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
   const child = spawn('strace', ['-f', '--seccomp-bpf', '-qq', '-ttt', '-e', `trace=${SYNC_CALLS.join(',')}`, '-o', traceFile,
-    process.execPath, ...DAEMON_NODE_FLAGS, main, 'daemon', '--root', root, '--worker-idle-ms', String(workerIdleMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    process.execPath, ...DAEMON_NODE_FLAGS, main, 'daemon', '--root', root, '--worker-idle-ms', String(workerIdleMs)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...DAEMON_ENV } });
   const lines: Record<string, unknown>[] = [];
   let waiters: { pred: (l: Record<string, unknown>) => boolean; from: number; ok: (l: Record<string, unknown>) => void }[] = [];
   createInterface({ input: child.stdout! }).on('line', (t) => {

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '../../bench/daemon.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../bench/daemon.js';
 
 const UNIT = fileURLToPath(new URL('../../systemd/picoharness.service', import.meta.url));
 const text = readFileSync(UNIT, 'utf8');
@@ -60,9 +60,11 @@ describe('systemd/picoharness.service', () => {
     expect(values('ExecStart')[0]).toMatch(/dist\/src\/cli\/main\.js daemon --root \/var\/lib\/picoharness$/);
   });
 
-  it('runs node with the same flags the bench measures idle RSS with', () => {
+  it('runs node with the same flags and memory environment the bench measures idle RSS with', () => {
     const exec = values('ExecStart')[0]!.split(/\s+/);
     expect(exec.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual(DAEMON_NODE_FLAGS);
+    const env = Object.fromEntries(values('Environment').flatMap((v) => v.split(/\s+/)).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    for (const [k, v] of Object.entries(DAEMON_ENV)) expect(env[k], k).toBe(v);
   });
 
   it('stops after the daemon\'s own grace period, and never sets MemoryDenyWriteExecute (V8 needs W+X)', () => {
