@@ -64,9 +64,11 @@ export function dispatch(d: DaemonContext): void {
     }
   }
   for (let n = inWorker(d); n < 1 + HANDED_OVER && d.inFlight.size < 1 + HANDED_OVER + SETTLING; n++) {
-    const item = d.queue.shift();
-    if (!item) break;
-    handOver(d, item);
+    // a job put back by its own answer (taken back, or stopped by a signal) is still in flight until
+    // that answer is settled: it goes again after, so one job never has two hand-overs at once
+    const head = d.queue.peek();
+    if (!head || d.inFlight.has(head.id)) break;
+    handOver(d, d.queue.shift()!);
   }
   d.publishQueue();
 }
