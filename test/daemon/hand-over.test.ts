@@ -100,6 +100,55 @@ describe('the hand-over window', () => {
   }, 60_000);
 });
 
+describe('a job put back by its own answer', () => {
+  it('is handed over again only once that answer is settled: its second run is in flight, and the daemon does not go idle under it', async () => {
+    const root = tempRoot('pico-handover-back-');
+    initRoot(root);
+    const [id] = jobs(root, 1);
+    // the stand-in takes the job back at once the first time (as the worker does for a more urgent
+    // job); the second time it runs it for a while. The daemon is idle (runtime.idle) only when
+    // nothing is in flight: not while that second run lasts.
+    const script = `
+      import { pino } from 'pino';
+      const { runDaemon } = await import(${JSON.stringify(LOOP_JS)});
+      const root = ${JSON.stringify(root)};
+      const log = pino();
+      const runs = new Map();
+      let running = 0;
+      const runner = {
+        run: (id, h) => new Promise((resolve) => {
+          const n = (runs.get(id) ?? 0) + 1;
+          runs.set(id, n);
+          if (n === 1) return void setImmediate(() => resolve(null));
+          h?.onBegin?.();
+          running++;
+          log.info({ event: 'stand_in_running', session: id, run: n });
+          setTimeout(() => {
+            running--;
+            resolve({ sessionId: id, outcome: 'answered', answer: 'ok', resultPath: root + '/sessions/' + id + '/result.json', resultText: JSON.stringify({ result: 'result@1', session_id: id, outcome: 'answered' }) + '\\n' });
+          }, 800);
+        }),
+        cancel: () => {},
+        stop: () => {},
+        idle: () => log.info({ event: 'stand_in_idle', while_running: running }),
+        close: async () => {},
+      };
+      process.exitCode = await runDaemon({ root, log, openRuntime: async () => runner, settleMs: 50 });
+    `;
+    const d = jsonLines(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] }), 20_000);
+    try {
+      await d.waitFor((l) => l.event === 'finished' && l.session === id);
+      expect(d.lines.filter((l) => l.event === 'stand_in_running')).toHaveLength(1);
+      expect(d.lines.filter((l) => l.event === 'stand_in_idle' && l.while_running !== 0)).toEqual([]);
+      expect(d.lines.filter((l) => l.event === 'finished')).toHaveLength(1);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toBe(0);
+    } finally {
+      d.child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
+
 /** `n` good jobs in the inbox, by their ids. */
 function jobs(root: string, n: number): string[] {
   const ids = Array.from({ length: n }, (_, i) => `20261201-000000-${String(i + 1).padStart(12, '0')}`);
