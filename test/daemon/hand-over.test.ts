@@ -89,10 +89,10 @@ describe('the hand-over window', () => {
     const d = daemonWithStalledSyncs(root, PLACES + SETTLING + 4);
     try {
       await d.waitFor(() => d.lines.filter((l) => l.event === 'stand_in_stalled').length === PLACES + SETTLING);
+      await d.waitFor(() => d.lines.filter((l) => l.event === 'claimed').length === ids.length); // claimed all the same: the rest wait in the queue
       await new Promise((r) => setTimeout(r, 1000)); // time enough to hand over the rest, were there room
       expect(d.lines.filter((l) => l.event === 'stand_in_stalled')).toHaveLength(PLACES + SETTLING);
       expect(d.lines.filter((l) => l.event === 'started')).toHaveLength(PLACES + SETTLING);
-      expect(d.lines.filter((l) => l.event === 'claimed')).toHaveLength(ids.length); // claimed all the same: they wait in the queue
     } finally {
       d.child.kill('SIGKILL');
       await d.exited;
