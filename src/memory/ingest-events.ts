@@ -45,8 +45,8 @@ export function applyEvents(
   identity: IdentityOf = () => null, composition: (hash: string | null) => ToolSide | null = () => null,
   /** the database holds nothing of this session yet: no row of it to look up */
   unseen = false,
-  /** where its fact_field rows go (ingest-rows.ts); null: inserted at the end of this call */
-  held: HeldFields | null = null,
+  /** where its fact_field rows go: held for the batch, which inserts them (ingest-rows.ts) */
+  held: HeldFields,
 ): void {
   // a session seen for the first time gets its episode row once, at the end, with everything in it
   const known = unseen ? undefined : (s.episode.get(session) as EpisodeRow | undefined);
@@ -62,8 +62,6 @@ export function applyEvents(
   const failures = new SessionFailures(unseen ? [] : s.sessionFailureWords.all(session) as { step: string | null; detail: string | null }[]);
   // the session's trajectory row may exist only when it was seen before or a plan of this chunk made it
   let planned = !unseen;
-  // the session's fact_field rows, held for the batch or inserted together at the end (ingest-sql.ts manyRows)
-  const fieldValues = held ? held.values : [];
 
   for (const e of events) {
     const t = str(e.t);
@@ -105,9 +103,9 @@ export function applyEvents(
         const fields = projectFields(e.fact);
         for (let ord = 0; ord < fields.length; ord++) {
           const f = fields[ord]!;
-          fieldValues.push(id, ord, f.key, f.num, f.txt);
+          held.values.push(id, ord, f.key, f.num, f.txt);
         }
-        held?.added();
+        held.added();
         s.factFts.run(id, searchText(fields, [subject, schema]), trust.toLowerCase());
         result.facts++;
         mine?.facts.push({ seq: e.seq, step, provider });
@@ -162,7 +160,6 @@ export function applyEvents(
         break; // a type memory does not index
     }
   }
-  if (!held) s.fields(fieldValues);
   // resolutions are of failures: a session that never had one has none to resolve
   if (touched && ep.failure_count + result.failures > 0) resolveSession(s, session, mine ?? undefined);
   ep.fact_count += result.facts;

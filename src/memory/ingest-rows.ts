@@ -18,24 +18,18 @@
  * statement savepoint whatever its conflict clause, and FTS5 writes its pending
  * terms out as a new segment at every savepoint (ingest-sql.ts manyRows).
  */
-import type Database from 'better-sqlite3';
-import { manyRows, ROWS_PER_INSERT } from './ingest-sql.js';
-
-/** fact_field values: fact_id, ord, key, num, txt (five a row). */
-const WIDTH = 5;
+import { FIELD_WIDTH, ROWS_PER_INSERT, type IngestStatements } from './ingest-sql.js';
 
 export class HeldFields {
-  /** the held values, whole rows of WIDTH in column order */
+  /** the held values, whole rows of FIELD_WIDTH in column order */
   readonly values: unknown[] = [];
-  private readonly insert: (flat: readonly unknown[]) => void;
 
-  constructor(db: Database.Database) {
-    this.insert = manyRows(db, 'INSERT OR FAIL INTO fact_field (fact_id, ord, key, num, txt)', WIDTH);
-  }
+  /** `insert`: the ingest's many-row insert of fact_field rows (ingest-sql.ts `fields`). */
+  constructor(private readonly insert: IngestStatements['fields']) {}
 
   /** Rows were added: insert a full statement's worth once there is one, and hold the rest. */
   added(): void {
-    const full = ROWS_PER_INSERT * WIDTH;
+    const full = ROWS_PER_INSERT * FIELD_WIDTH;
     if (this.values.length < full) return;
     this.insert(this.values.length === full ? this.values : this.values.slice(0, full));
     this.values.splice(0, full);

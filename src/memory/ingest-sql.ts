@@ -43,6 +43,9 @@ export type Event = Record<string, unknown> & { type: string; seq: number };
 export type IdentityOf = (composition: string | null, provider: string | null) => string | null;
 
 
+/** Values of one fact_field row: fact_id, ord, key, num, txt. */
+export const FIELD_WIDTH = 5;
+
 /** Rows per statement of a many-row insert (`manyRows`). */
 export const ROWS_PER_INSERT = 64;
 
@@ -101,8 +104,8 @@ export function prepareIngest(db: Database.Database) {
     episodeFts: p('INSERT INTO episode_fts (rowid, goal) VALUES (?, ?)'),
     fact: p(`INSERT OR IGNORE INTO fact (session, seq, step, provider, capability, schema, trust,
     subject, observed_at, valid_until, confidence, payload, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    /** fact_field rows, five values each: fact_id, ord, key, num, txt */
-    fields: manyRows(db, 'INSERT OR FAIL INTO fact_field (fact_id, ord, key, num, txt)', 5),
+    /** fact_field rows, FIELD_WIDTH values each: fact_id, ord, key, num, txt (held per batch: ingest-rows.ts) */
+    fields: manyRows(db, 'INSERT OR FAIL INTO fact_field (fact_id, ord, key, num, txt)', FIELD_WIDTH),
     factFts: p('INSERT INTO fact_fts (rowid, body, tier) VALUES (?, ?, ?)'),
     failure: p(`INSERT OR IGNORE INTO failure (session, seq, t, type, kind, step, capability, tool,
     provider, schema, signature, detail, detail_trust, attempt, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

@@ -79,7 +79,7 @@ export class Ingestor {
 
   constructor(private readonly db: Database.Database) {
     this.s = prepareIngest(db);
-    this.held = new HeldFields(db);
+    this.held = new HeldFields(this.s.fields);
   }
 
   /**
