@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { HANDED_OVER, SETTLING } from '../../src/daemon/hand-over.js';
 import { initRoot } from '../../src/root/init.js';
 import { goodJob, tempRoot } from './helpers.js';
+import { survivorsAfter } from '../world/helpers.js';
 import { jsonLines } from './spawn.js'; // (importing it asserts dist/ is built)
 
 const LOOP_JS = fileURLToPath(new URL('../../dist/src/daemon/loop.js', import.meta.url));
@@ -77,8 +78,7 @@ describe('the hand-over window', () => {
       for (const id of stalled) expect(existsSync(join(root, 'sessions', id, 'result.json'))).toBe(false);
       expect(d.lines.filter((l) => l.event === 'finished' && stalled.has(l.session as string))).toEqual([]);
     } finally {
-      d.child.kill('SIGKILL'); // its thread pool waits in open() on the pipes: no clean stop to wait for
-      await d.exited;
+      await killDaemon(d, root); // its thread pool waits in open() on the pipes: no clean stop to wait for
     }
   }, 60_000);
 
@@ -94,8 +94,7 @@ describe('the hand-over window', () => {
       expect(d.lines.filter((l) => l.event === 'stand_in_stalled')).toHaveLength(PLACES + SETTLING);
       expect(d.lines.filter((l) => l.event === 'started')).toHaveLength(PLACES + SETTLING);
     } finally {
-      d.child.kill('SIGKILL');
-      await d.exited;
+      await killDaemon(d, root);
     }
   }, 60_000);
 });
@@ -148,6 +147,17 @@ describe('a job put back by its own answer', () => {
     }
   }, 60_000);
 });
+
+/**
+ * SIGKILL the daemon, then wait for what it started to end: the manifest watch's first check runs
+ * in a process of its own (manifest-checker.ts, the root on its command line), which a killed
+ * daemon does not take along and which writes into the root until it is done.
+ */
+async function killDaemon(d: ReturnType<typeof jsonLines>, root: string): Promise<void> {
+  d.child.kill('SIGKILL');
+  await d.exited;
+  expect(await survivorsAfter(root, 30_000)).toEqual([]);
+}
 
 /** `n` good jobs in the inbox, by their ids. */
 function jobs(root: string, n: number): string[] {
